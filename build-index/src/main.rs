@@ -1,0 +1,388 @@
+//! `build-index`: turns a docs folder of `.mdx` files (or a BEIR-style JSONL
+//! corpus) into an nlweb-ask index file, writes it locally and/or to S3, and
+//! answers queries against an index the way the Lambda does (`search`).
+
+mod corpus;
+mod mdx;
+mod upload;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use ask_index::{Analyzer, BuildOptions, Index, PageInput, SectionInput, Weights};
+use clap::{Parser, Subcommand};
+use serde::Deserialize;
+
+/// Build an nlweb-ask BM25 index from .mdx docs (the default action), or query one.
+#[derive(Parser, Debug)]
+#[command(version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(clap::Args, Debug)]
+struct BuildArgs {
+    /// Settings file with an `ask:` section (corpus_path, docs_base_url, enabled).
+    #[arg(long, default_value = "common/global_config.yaml")]
+    config: PathBuf,
+    /// Folder of .mdx files (overrides ask.corpus_path).
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Base URL that page routes are joined to (overrides ask.docs_base_url).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Build from a JSONL corpus ({"_id","title","text"[,"url"]} per line) instead of .mdx.
+    #[arg(long, conflicts_with = "corpus")]
+    jsonl: Option<PathBuf>,
+    /// Write the index to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Upload the index to s3://bucket/key (honours AWS_ENDPOINT_URL_S3 and ASK_S3_FORCE_PATH_STYLE).
+    #[arg(long)]
+    upload: Option<String>,
+    /// Use path-style S3 addressing (for S3-compatible stores such as moto).
+    #[arg(long)]
+    s3_path_style: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Answer queries read from stdin (one a line: plain text or {"_id","text"}) with one JSON line each.
+    Search {
+        /// Index file to query.
+        #[arg(long)]
+        index: PathBuf,
+        /// Hits per query.
+        #[arg(long, default_value_t = 10)]
+        top_k: usize,
+    },
+}
+
+/// The part of `common/global_config.yaml` this tool reads.
+#[derive(Deserialize, Debug, Default)]
+struct FileConfig {
+    #[serde(default)]
+    ask: AskSection,
+}
+
+#[derive(Deserialize, Debug)]
+struct AskSection {
+    #[serde(default)]
+    enabled: bool,
+    #[serde(default = "default_corpus")]
+    corpus_path: String,
+    #[serde(default)]
+    docs_base_url: String,
+}
+
+impl Default for AskSection {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            corpus_path: default_corpus(),
+            docs_base_url: String::new(),
+        }
+    }
+}
+
+fn default_corpus() -> String {
+    "docs/content/docs".into()
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Search { index, top_k }) => search(&index, top_k),
+        None => build(cli.build),
+    };
+    if let Err(e) = result {
+        eprintln!("build-index: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn read_config(path: &Path, explicit: bool) -> Result<FileConfig> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => serde_yaml::from_str(&s).with_context(|| format!("reading {}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
+            Ok(FileConfig::default())
+        }
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+fn build(args: BuildArgs) -> Result<()> {
+    if args.out.is_none() && args.upload.is_none() {
+        bail!("nothing to write: give --out PATH and/or --upload s3://bucket/key");
+    }
+    let explicit_config = std::env::args().any(|a| a == "--config" || a.starts_with("--config="));
+    let config = read_config(&args.config, explicit_config)?;
+    if !config.ask.enabled {
+        eprintln!(
+            "notice: ask.enabled is false in {}: a deployed /ask answers 404 until it is true (or ASK_ENABLED=true)",
+            args.config.display()
+        );
+    }
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| config.ask.docs_base_url.clone());
+    let base_url = base_url.trim_end_matches('/').to_string();
+    let started = Instant::now();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+
+    let (pages, fingerprint, source, weights) = match &args.jsonl {
+        Some(path) => {
+            let (pages, fp) = read_jsonl(path)?;
+            (pages, fp, "jsonl", Weights::FLAT)
+        }
+        None => {
+            let dir = args
+                .corpus
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&config.ask.corpus_path));
+            let (pages, fp) = read_mdx(&dir)?;
+            (pages, fp, "mdx", Weights::DOCS)
+        }
+    };
+    let opts = BuildOptions {
+        docs_base_url: base_url,
+        weights,
+        source: source.into(),
+        corpus_fingerprint: format!("{fingerprint:016x}"),
+        built_at_unix: now,
+    };
+    let analyzer = Analyzer::new();
+    let index = ask_index::build(&pages, &opts, &analyzer).context("building the index")?;
+    let bytes = ask_index::encode(&index).context("encoding the index")?;
+
+    if let Some(out) = &args.out {
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let tmp = out.with_extension("tmp");
+        std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if let Some(uri) = &args.upload {
+        let path_style = args.s3_path_style || upload::path_style_from_env();
+        let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
+        runtime.block_on(upload::upload(uri, &bytes, path_style))?;
+    }
+
+    let m = &index.meta;
+    let dest: Vec<String> = args
+        .out
+        .iter()
+        .map(|p| p.display().to_string())
+        .chain(args.upload.iter().cloned())
+        .collect();
+    println!(
+        "built {} pages, {} sections, {} terms, {} bytes in {:.2} s, build id {} -> {}",
+        m.pages,
+        m.sections,
+        m.terms,
+        bytes.len(),
+        started.elapsed().as_secs_f64(),
+        m.build_id,
+        dest.join(", ")
+    );
+    Ok(())
+}
+
+fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    if std::io::stderr().is_terminal() {
+        let pb = indicatif::ProgressBar::new(len);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({eta})")
+        {
+            pb.set_style(style);
+        }
+        pb.set_message(what.to_string());
+        pb
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+/// Reads every `.mdx` under `dir`; returns pages and a corpus fingerprint.
+fn read_mdx(dir: &Path) -> Result<(Vec<PageInput>, u64)> {
+    if !dir.is_dir() {
+        bail!(
+            "corpus folder {} does not exist (set ask.corpus_path or pass --corpus DIR)",
+            dir.display()
+        );
+    }
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+        let entry = entry.with_context(|| format!("walking {}", dir.display()))?;
+        let p = entry.path();
+        if entry.file_type().is_file() && p.extension().is_some_and(|e| e == "mdx") {
+            paths.push(p.to_path_buf());
+        }
+    }
+    let pb = progress(paths.len() as u64, "reading");
+    let mut files = BTreeMap::new();
+    for p in &paths {
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+        match String::from_utf8(bytes) {
+            Ok(s) => {
+                files.insert(rel, s);
+            }
+            Err(_) => eprintln!("warning: {}: not UTF-8, skipped", p.display()),
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let mut fp = 0u64;
+    for (path, src) in &files {
+        fp = ask_index::index::fnv1a64(path.as_bytes(), fp);
+        fp = ask_index::index::fnv1a64(src.as_bytes(), fp);
+    }
+    let corpus = corpus::pages(&files);
+    for s in &corpus.skipped {
+        eprintln!(
+            "warning: {}:{}: {} (file skipped)",
+            dir.join(&s.path).display(),
+            s.line,
+            s.message
+        );
+    }
+    if corpus.pages.is_empty() {
+        bail!("no pages found under {}", dir.display());
+    }
+    Ok((corpus.pages, fp))
+}
+
+#[derive(Deserialize)]
+struct JsonlDoc {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    url: String,
+}
+
+fn read_jsonl(path: &Path) -> Result<(Vec<PageInput>, u64)> {
+    let f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut pages = Vec::new();
+    let mut fp = 0u64;
+    for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        fp = ask_index::index::fnv1a64(line.as_bytes(), fp);
+        let doc: JsonlDoc = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{}:{}: not a {{\"_id\",\"title\",\"text\"}} object",
+                path.display(),
+                n + 1
+            )
+        })?;
+        pages.push(PageInput {
+            route: doc.url,
+            title: doc.title.clone(),
+            description: String::new(),
+            sections: vec![SectionInput {
+                heading: doc.title,
+                anchor: String::new(),
+                level: 0,
+                text: doc.text,
+            }],
+            path: doc.id,
+        });
+    }
+    Ok((pages, fp))
+}
+
+#[derive(Deserialize)]
+struct QueryLine {
+    #[serde(rename = "_id")]
+    id: serde_json::Value,
+    text: String,
+}
+
+fn search(path: &Path, top_k: usize) -> Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let load = Instant::now();
+    let index: Index =
+        ask_index::decode(&bytes).with_context(|| format!("loading {}", path.display()))?;
+    let load = load.elapsed();
+    let analyzer = Analyzer::new();
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut times = Vec::new();
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.context("reading stdin")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (id, text) = if line.trim_start().starts_with('{') {
+            let q: QueryLine = serde_json::from_str(&line)
+                .with_context(|| format!("stdin line {}: expected {{\"_id\",\"text\"}}", n + 1))?;
+            (q.id, q.text)
+        } else {
+            (serde_json::Value::from(n + 1), line)
+        };
+        let t = Instant::now();
+        let hits = ask_index::search::retrieve(&index, &analyzer, &text, &[], top_k);
+        times.push(t.elapsed());
+        let hits: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                let s = index.section(h.section);
+                let p = index.page(s.page);
+                serde_json::json!({
+                    "id": p.path,
+                    "url": ask_index::search::section_url(&index, h.section),
+                    "heading": s.heading,
+                    "score": h.score,
+                })
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &serde_json::json!({"query_id": id, "hits": hits}))?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    times.sort();
+    let total: std::time::Duration = times.iter().sum();
+    let pct = |p: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * p).round() as usize)
+            .map(|d| d.as_secs_f64() * 1e6)
+            .unwrap_or(0.0)
+    };
+    eprintln!(
+        "searched {} queries in {:.3} s ({:.0} queries/s); p50 {:.1} µs, p99 {:.1} µs; index load {:.2} ms ({} bytes)",
+        times.len(),
+        total.as_secs_f64(),
+        times.len() as f64 / total.as_secs_f64().max(1e-9),
+        pct(0.5),
+        pct(0.99),
+        load.as_secs_f64() * 1e3,
+        bytes.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! Which terms does a piece of text contain?
+//!
+//! One analyzer runs at build time and at query time, so a query term and an
+//! indexed term meet only if they went through the same steps:
+//!
+//! 1. Identifiers are split into their parts before word analysis: `createMDX`
+//!    gives `create` and `MDX`, `next.config.mjs` gives `next`, `config`, `mjs`,
+//!    `@takumi-rs/core` gives `takumi`, `rs`, `core`.
+//! 2. The parts go through the `bm25` crate's English tokenizer: Unicode
+//!    normalisation (deunicode), lower case, Unicode word boundaries, NLTK
+//!    English stop words, Snowball stemming.
+//! 3. Each identifier is also kept whole, lower-cased and unstemmed
+//!    (`createmdx`, `next.config.mjs`, `takumi-rs/core`), so an exact identifier
+//!    in a query scores above a text that merely has its parts.
+
+use bm25::{DefaultTokenizer, Language, Tokenizer};
+
+/// Name and version of the analysis, stored in every index: a change to the
+/// steps above must change this string (and the format version).
+pub const ANALYZER_ID: &str = "en-snowball+identifiers/1";
+
+/// Longest identifier kept whole, in bytes; longer runs (hashes, base64) only
+/// contribute their parts.
+const MAX_WHOLE_IDENTIFIER: usize = 64;
+
+/// The English analyzer shared by `build-index` and the Lambda.
+pub struct Analyzer {
+    words: DefaultTokenizer,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Analyzer({ANALYZER_ID})")
+    }
+}
+
+impl Analyzer {
+    /// Builds the analyzer (stemmer and stop-word set); do it once and reuse it.
+    pub fn new() -> Self {
+        let words = DefaultTokenizer::builder()
+            .language_mode(Language::English)
+            .normalization(true)
+            .stemming(true)
+            .stopwords(true)
+            .build();
+        Self { words }
+    }
+
+    /// The terms of `text`, in order, duplicates kept.
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.analyze_into(text, &mut out);
+        out
+    }
+
+    /// Appends the terms of `text` to `out`.
+    pub fn analyze_into(&self, text: &str, out: &mut Vec<String>) {
+        if text.is_empty() {
+            return;
+        }
+        let mut split = String::with_capacity(text.len() + 16);
+        for chunk in text.split_whitespace() {
+            let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+            if core.is_empty() {
+                continue;
+            }
+            if is_identifier(core) {
+                if core.len() <= MAX_WHOLE_IDENTIFIER {
+                    let whole = deunicode::deunicode(core).to_lowercase();
+                    if !whole.is_empty() {
+                        out.push(whole);
+                    }
+                }
+                split_identifier(core, &mut split);
+            } else {
+                split.push_str(chunk);
+            }
+            split.push(' ');
+        }
+        out.extend(self.words.tokenize(&split));
+    }
+}
+
+/// Characters that join the parts of an identifier.
+fn is_joiner(c: char) -> bool {
+    matches!(c, '.' | '_' | '-' | '/' | '@' | ':' | '$' | '#' | '+')
+}
+
+/// Is this whitespace-free run an identifier worth keeping whole: two or more
+/// alphanumeric parts joined by a joiner, or a lower→upper camel-case step?
+fn is_identifier(s: &str) -> bool {
+    let chars: Vec<char> = s.chars().collect();
+    let mut parts_joined = false;
+    let mut camel = false;
+    let mut saw_joiner_after_alnum = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        if is_joiner(c) {
+            if prev.is_some_and(|p| p.is_alphanumeric()) {
+                saw_joiner_after_alnum = true;
+            }
+        } else if c.is_alphanumeric() {
+            if saw_joiner_after_alnum {
+                parts_joined = true;
+            }
+            if let Some(p) = prev
+                && c.is_uppercase()
+                && (p.is_lowercase()
+                    || (p.is_uppercase() && chars.get(i + 1).is_some_and(|n| n.is_lowercase())))
+            {
+                camel = true;
+            }
+        } else {
+            // Quotes, brackets, commas inside a run: prose, not an identifier.
+            return false;
+        }
+    }
+    parts_joined || camel
+}
+
+/// Writes the parts of an identifier separated by spaces: joiners become
+/// spaces, and camel-case steps (`createMDX`, `MDXProvider`, `useState`) split.
+fn split_identifier(s: &str, out: &mut String) {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if is_joiner(c) || !c.is_alphanumeric() {
+            out.push(' ');
+            continue;
+        }
+        if i > 0 && c.is_uppercase() {
+            let p = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next_lower) {
+                out.push(' ');
+            }
+        }
+        out.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analyzes_table() {
+        let a = Analyzer::new();
+        let cases: &[(&str, &[&str])] = &[
+            ("Running the servers", &["run", "server"]),
+            ("SPACE Station", &["space", "station"]),
+            ("the and of", &[]),
+            ("createMDX", &["createmdx", "creat", "mdx"]),
+            (
+                "next.config.mjs",
+                &["next.config.mjs", "next", "config", "mjs"],
+            ),
+            (
+                "@takumi-rs/core",
+                &["takumi-rs/core", "takumi", "rs", "core"],
+            ),
+            ("useState()", &["usestate", "use", "state"]),
+            ("MDXProvider", &["mdxprovider", "mdx", "provid"]),
+            (
+                "snake_case_name",
+                &["snake_case_name", "snake", "case", "name"],
+            ),
+            ("(see `createMDX`).", &["see", "createmdx", "creat", "mdx"]),
+            ("Café déjà", &["cafe", "deja"]),
+            ("v1.2.3", &["v1.2.3", "v1", "2", "3"]),
+            ("", &[]),
+        ];
+        for (input, want) in cases {
+            let got = a.analyze(input);
+            // Whole identifiers come first, then the word stream.
+            let mut got_sorted = got.clone();
+            got_sorted.sort();
+            let mut want_sorted: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+            want_sorted.sort();
+            assert_eq!(got_sorted, want_sorted, "input {input:?} gave {got:?}");
+        }
+    }
+
+    #[test]
+    fn query_and_document_meet() {
+        let a = Analyzer::new();
+        let doc = a.analyze("Pass options to `createMDX()` in next.config.mjs");
+        for q in ["createMDX", "create mdx", "next.config.mjs", "next config"] {
+            for t in a.analyze(q) {
+                assert!(doc.contains(&t), "query {q:?} term {t:?} not in {doc:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn identifiers_are_recognised() {
+        for (s, want) in [
+            ("createMDX", true),
+            ("next.config.mjs", true),
+            ("a-b", true),
+            ("hello", false),
+            ("Hello", false),
+            ("HTTP", false),
+            ("MDXProvider", true),
+            ("it's", false),
+            ("e.g", true),
+        ] {
+            assert_eq!(is_identifier(s), want, "{s}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Flat arrays stored as little-endian byte blobs.
+//!
+//! bincode's serde API decodes a `Vec<u32>` one element at a time; a byte blob
+//! (`serde_bytes`) decodes as one copy. Reading an element back is a plain
+//! load on every little-endian target Lambda runs on.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! le_array {
+    ($name:ident, $t:ty, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+        pub struct $name(#[serde(with = "serde_bytes")] Vec<u8>);
+
+        impl $name {
+            /// An empty array.
+            pub fn new() -> Self {
+                Self(Vec::new())
+            }
+
+            /// Appends one value.
+            pub fn push(&mut self, v: $t) {
+                self.0.extend_from_slice(&v.to_le_bytes());
+            }
+
+            /// Number of values.
+            pub fn len(&self) -> usize {
+                self.0.len() / size_of::<$t>()
+            }
+
+            /// True when there are no values.
+            pub fn is_empty(&self) -> bool {
+                self.0.is_empty()
+            }
+
+            /// Whether the blob holds a whole number of values.
+            pub fn is_well_formed(&self) -> bool {
+                self.0.len() % size_of::<$t>() == 0
+            }
+
+            /// The value at `i`; panics past the end, like slice indexing.
+            #[inline]
+            pub fn get(&self, i: usize) -> $t {
+                const N: usize = size_of::<$t>();
+                let b: [u8; N] = self.0[i * N..i * N + N].try_into().expect("N bytes");
+                <$t>::from_le_bytes(b)
+            }
+
+            /// The values in `start..end`.
+            #[inline]
+            pub fn iter_range(&self, start: usize, end: usize) -> impl Iterator<Item = $t> + '_ {
+                const N: usize = size_of::<$t>();
+                self.0[start * N..end * N]
+                    .chunks_exact(N)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("N bytes")))
+            }
+
+            /// All values.
+            pub fn iter(&self) -> impl Iterator<Item = $t> + '_ {
+                self.iter_range(0, self.len())
+            }
+
+            /// Size in bytes.
+            pub fn byte_len(&self) -> usize {
+                self.0.len()
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_list().entries(self.iter().take(16)).finish()?;
+                if self.len() > 16 {
+                    write!(f, "… ({} values)", self.len())?;
+                }
+                Ok(())
+            }
+        }
+
+        impl FromIterator<$t> for $name {
+            fn from_iter<I: IntoIterator<Item = $t>>(iter: I) -> Self {
+                let mut a = Self::new();
+                for v in iter {
+                    a.push(v);
+                }
+                a
+            }
+        }
+    };
+}
+
+le_array!(U32s, u32, "A flat array of `u32`.");
+le_array!(F32s, f32, "A flat array of `f32`.");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_get_iter() {
+        let a: U32s = [1u32, 2, 0xdead_beef].into_iter().collect();
+        assert_eq!(a.len(), 3);
+        assert_eq!(a.get(2), 0xdead_beef);
+        assert_eq!(a.iter_range(1, 3).collect::<Vec<_>>(), vec![2, 0xdead_beef]);
+        let f: F32s = [0.5f32, -1.0].into_iter().collect();
+        assert_eq!(f.iter().collect::<Vec<_>>(), vec![0.5, -1.0]);
+    }
+}

@@ -1,0 +1,149 @@
+//! How an index is laid out in a file, and how a file is checked and read.
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic  b"NLWASKIX"
+//! 8       4     format version (u32 LE)
+//! 12      4     header length H (u32 LE)
+//! 16      8     payload length P (u64 LE)
+//! 24      4     CRC-32 (IEEE) of header and payload (u32 LE)
+//! 28      4     reserved, zero
+//! 32      H     header: BuildMeta, bincode 2 (serde, standard config)
+//! 32+H    P     payload: the flat arrays, bincode 2 (serde, standard config)
+//! ```
+//!
+//! Magic, version, lengths and checksum are read before any decoding, so a
+//! wrong, truncated or corrupted file is refused with a message that says
+//! what to run. A change to anything the payload holds is a version bump:
+//! `tests/data/index-v1.idx` is opened by a test to make that conscious.
+
+use crate::index::{BuildMeta, Index, IndexData};
+use crate::{Error, Result};
+
+/// First bytes of every index file.
+pub const MAGIC: &[u8; 8] = b"NLWASKIX";
+/// Format version written by this build; the only one it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Size of the fixed prefix before the header.
+pub const PREFIX_LEN: usize = 32;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard()
+}
+
+/// Serialises an index into the file layout above.
+pub fn encode(index: &Index) -> Result<Vec<u8>> {
+    let header = bincode::serde::encode_to_vec(&index.meta, config())
+        .map_err(|e| Error::Encode(e.to_string()))?;
+    let payload = bincode::serde::encode_to_vec(&index.data, config())
+        .map_err(|e| Error::Encode(e.to_string()))?;
+    let header_len =
+        u32::try_from(header.len()).map_err(|_| Error::TooLarge("header over 4 GiB"))?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&header);
+    crc.update(&payload);
+    let mut out = Vec::with_capacity(PREFIX_LEN + header.len() + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&header_len.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(&[0u8; 4]);
+    out.extend_from_slice(&header);
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+struct Layout {
+    header: std::ops::Range<usize>,
+    payload: std::ops::Range<usize>,
+}
+
+fn layout(bytes: &[u8]) -> Result<(Layout, u32)> {
+    if bytes.len() < PREFIX_LEN {
+        if bytes.len() >= MAGIC.len() && &bytes[..MAGIC.len()] != MAGIC {
+            return Err(Error::BadMagic);
+        }
+        return Err(Error::Truncated {
+            expected: PREFIX_LEN as u64,
+            actual: bytes.len() as u64,
+        });
+    }
+    if &bytes[..8] != MAGIC {
+        return Err(Error::BadMagic);
+    }
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+    let version = u32_at(8);
+    if version != FORMAT_VERSION {
+        return Err(Error::Version {
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    let header_len = u32_at(12) as u64;
+    let payload_len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
+    let expected = (PREFIX_LEN as u64)
+        .checked_add(header_len)
+        .and_then(|v| v.checked_add(payload_len))
+        .ok_or(Error::Invalid("lengths overflow".into()))?;
+    if (bytes.len() as u64) < expected {
+        return Err(Error::Truncated {
+            expected,
+            actual: bytes.len() as u64,
+        });
+    }
+    if (bytes.len() as u64) > expected {
+        return Err(Error::TrailingBytes {
+            expected,
+            actual: bytes.len() as u64,
+        });
+    }
+    let h_end = PREFIX_LEN + header_len as usize;
+    Ok((
+        Layout {
+            header: PREFIX_LEN..h_end,
+            payload: h_end..expected as usize,
+        },
+        u32_at(24),
+    ))
+}
+
+fn decode_meta(bytes: &[u8]) -> Result<BuildMeta> {
+    let (meta, used): (BuildMeta, usize) = bincode::serde::decode_from_slice(bytes, config())
+        .map_err(|e| Error::Decode(e.to_string()))?;
+    if used != bytes.len() {
+        return Err(Error::Invalid("header has trailing bytes".into()));
+    }
+    Ok(meta)
+}
+
+/// Reads only the header (build metadata) after checking magic, version,
+/// length and checksum.
+pub fn read_meta(bytes: &[u8]) -> Result<BuildMeta> {
+    let (l, crc) = layout(bytes)?;
+    check_crc(bytes, &l, crc)?;
+    decode_meta(&bytes[l.header])
+}
+
+fn check_crc(bytes: &[u8], l: &Layout, expected: u32) -> Result<()> {
+    let actual = crc32fast::hash(&bytes[l.header.start..l.payload.end]);
+    if actual != expected {
+        return Err(Error::Checksum { expected, actual });
+    }
+    Ok(())
+}
+
+/// Checks and decodes a whole index file.
+pub fn decode(bytes: &[u8]) -> Result<Index> {
+    let (l, crc) = layout(bytes)?;
+    check_crc(bytes, &l, crc)?;
+    let meta = decode_meta(&bytes[l.header.clone()])?;
+    let (data, used): (IndexData, usize) =
+        bincode::serde::decode_from_slice(&bytes[l.payload.clone()], config())
+            .map_err(|e| Error::Decode(e.to_string()))?;
+    if used != l.payload.len() {
+        return Err(Error::Invalid("payload has trailing bytes".into()));
+    }
+    data.validate(&meta)?;
+    Ok(Index { meta, data })
+}

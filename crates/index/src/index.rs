@@ -1,0 +1,728 @@
+//! What is in an index, how it is built from pages, and which sections best
+//! match a query (BM25).
+//!
+//! The unit of retrieval is a *section*: the part of a page under one heading
+//! (plus the page's intro before its first heading). A section's terms are its
+//! page title, its heading and its text, weighted per [`Weights`] (a simple
+//! BM25F: weighted term frequencies and a weighted length).
+//!
+//! Everything is stored in a few flat arrays: one string blob for all text,
+//! spans into it, and postings as parallel arrays of section ids and
+//! precomputed BM25 term-frequency factors ("impacts"). A query then costs one
+//! multiply-add per posting of each query term.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyzer::{ANALYZER_ID, Analyzer};
+use crate::arrays::{F32s, U32s};
+use crate::{Error, Result};
+
+/// BM25 term-frequency saturation.
+pub const K1: f32 = 1.2;
+/// BM25 length normalisation.
+pub const B: f32 = 0.75;
+
+/// How much a term counts in each field of a section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Weights {
+    /// The page title (repeated in each of its sections).
+    pub title: u32,
+    /// The section heading.
+    pub heading: u32,
+    /// The section text.
+    pub body: u32,
+}
+
+impl Weights {
+    /// For documentation pages: titles and headings weigh more than body text.
+    pub const DOCS: Weights = Weights {
+        title: 2,
+        heading: 2,
+        body: 1,
+    };
+    /// For flat corpora (BEIR JSONL): title and text as one field.
+    pub const FLAT: Weights = Weights {
+        title: 1,
+        heading: 1,
+        body: 1,
+    };
+}
+
+/// One page handed to [`build`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageInput {
+    /// Path relative to the corpus root (`guides/setup.mdx`), or a JSONL `_id`.
+    pub path: String,
+    /// Route under the docs base URL (`/guides/setup`), or a full URL.
+    pub route: String,
+    /// Page title.
+    pub title: String,
+    /// Page description (frontmatter), shown as a fallback snippet.
+    pub description: String,
+    /// The page's sections in reading order.
+    pub sections: Vec<SectionInput>,
+}
+
+/// One heading section of a page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SectionInput {
+    /// Heading text; for the intro, the page title.
+    pub heading: String,
+    /// URL fragment without `#`; empty for the intro.
+    pub anchor: String,
+    /// Heading level 1–6; 0 for the intro.
+    pub level: u8,
+    /// Plain text of the section.
+    pub text: String,
+}
+
+/// Facts about a build, stored in the index header.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BuildMeta {
+    /// Unique id of this build (hex).
+    pub build_id: String,
+    /// When it was built, RFC 3339 UTC.
+    pub built_at: String,
+    /// Fingerprint of the corpus files (hex); equal corpora give equal values.
+    pub corpus_fingerprint: String,
+    /// Base URL that routes are joined to.
+    pub docs_base_url: String,
+    /// `mdx` or `jsonl`.
+    pub source: String,
+    /// Analyzer id; the query side must match it.
+    pub analyzer: String,
+    /// BM25 k1 used for the impacts.
+    pub k1: f32,
+    /// BM25 b used for the impacts.
+    pub b: f32,
+    /// Field weights used.
+    pub weights: Weights,
+    /// Number of pages.
+    pub pages: u32,
+    /// Number of sections.
+    pub sections: u32,
+    /// Number of distinct terms.
+    pub terms: u32,
+    /// Number of postings.
+    pub postings: u64,
+}
+
+/// What [`build`] needs besides the pages.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Base URL of the docs site.
+    pub docs_base_url: String,
+    /// Field weights.
+    pub weights: Weights,
+    /// `mdx` or `jsonl`.
+    pub source: String,
+    /// Fingerprint of the inputs.
+    pub corpus_fingerprint: String,
+    /// Build time, seconds since the Unix epoch (injected: no clock here).
+    pub built_at_unix: u64,
+}
+
+/// A built, searchable index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Index {
+    /// Build metadata (the header).
+    pub meta: BuildMeta,
+    pub(crate) data: IndexData,
+}
+
+/// The payload: flat arrays only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IndexData {
+    /// All stored text, concatenated.
+    pub strings: String,
+    /// Per page: path, route, title, description spans (8 values a page).
+    pub page_spans: U32s,
+    /// Per section: its page.
+    pub section_page: U32s,
+    /// Per section: heading level.
+    #[serde(with = "serde_bytes")]
+    pub section_level: Vec<u8>,
+    /// Per section: heading, anchor, text spans (6 values a section).
+    pub section_spans: U32s,
+    /// Sorted distinct terms, concatenated.
+    pub term_text: String,
+    /// Per term: end offset in `term_text` (start is the previous end).
+    pub term_end: U32s,
+    /// Per term: inverse document frequency.
+    pub term_idf: F32s,
+    /// Per term: end offset in the postings arrays.
+    pub term_postings_end: U32s,
+    /// Postings: section ids, ascending within a term.
+    pub postings_section: U32s,
+    /// Postings: BM25 term-frequency factor.
+    pub postings_impact: F32s,
+}
+
+/// A page, borrowed from the index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Page<'a> {
+    /// Path relative to the corpus root, or JSONL `_id`.
+    pub path: &'a str,
+    /// Route (or URL for JSONL corpora).
+    pub route: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Description.
+    pub description: &'a str,
+}
+
+/// A section, borrowed from the index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Section<'a> {
+    /// Index of its page.
+    pub page: u32,
+    /// Heading text.
+    pub heading: &'a str,
+    /// Anchor (no `#`), empty for a page intro.
+    pub anchor: &'a str,
+    /// Heading level (0 = intro).
+    pub level: u8,
+    /// Plain text.
+    pub text: &'a str,
+}
+
+/// A scored section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Section id.
+    pub section: u32,
+    /// BM25 score.
+    pub score: f32,
+}
+
+/// Lucene's BM25 idf: never negative.
+pub fn idf(n_docs: u32, doc_freq: u32) -> f32 {
+    let n = n_docs as f32;
+    let df = doc_freq as f32;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// BM25's term-frequency factor for a weighted frequency and length.
+pub fn impact(tf: f32, doc_len: f32, avg_len: f32) -> f32 {
+    let norm = if avg_len > 0.0 {
+        1.0 - B + B * doc_len / avg_len
+    } else {
+        1.0
+    };
+    tf * (K1 + 1.0) / (tf + K1 * norm)
+}
+
+/// Weighted term frequencies and length of one section: the definition the
+/// builder uses, exposed so tests can score by brute force.
+pub fn section_terms(
+    analyzer: &Analyzer,
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+) -> (HashMap<String, u32>, u32) {
+    let mut tf: HashMap<String, u32> = HashMap::new();
+    let mut len = 0u32;
+    let mut add = |text: &str, w: u32| {
+        if w == 0 {
+            return;
+        }
+        for t in analyzer.analyze(text) {
+            *tf.entry(t).or_insert(0) += w;
+            len += w;
+        }
+    };
+    add(page_title, weights.title);
+    if section.heading != page_title {
+        add(&section.heading, weights.heading);
+    }
+    add(&section.text, weights.body);
+    (tf, len)
+}
+
+struct StringBlob {
+    s: String,
+}
+
+impl StringBlob {
+    fn push(&mut self, v: &str, spans: &mut U32s) -> Result<()> {
+        let start = self.s.len();
+        self.s.push_str(v);
+        let end = self.s.len();
+        let (start, end) = (
+            u32::try_from(start).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
+            u32::try_from(end).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
+        );
+        spans.push(start);
+        spans.push(end);
+        Ok(())
+    }
+}
+
+/// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
+pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
+    let mut blob = StringBlob { s: String::new() };
+    let mut page_spans = U32s::new();
+    let mut section_page = U32s::new();
+    let mut section_level = Vec::new();
+    let mut section_spans = U32s::new();
+
+    // term id → postings (section, weighted tf)
+    let mut term_ids: HashMap<String, u32> = HashMap::new();
+    let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut lengths: Vec<u32> = Vec::new();
+
+    for (p, page) in pages.iter().enumerate() {
+        let p = u32::try_from(p).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
+        for v in [&page.path, &page.route, &page.title, &page.description] {
+            blob.push(v, &mut page_spans)?;
+        }
+        for section in &page.sections {
+            let s = u32::try_from(lengths.len())
+                .map_err(|_| Error::TooLarge("over 4 billion sections"))?;
+            section_page.push(p);
+            section_level.push(section.level);
+            for v in [&section.heading, &section.anchor, &section.text] {
+                blob.push(v, &mut section_spans)?;
+            }
+            let (tf, len) = section_terms(analyzer, opts.weights, &page.title, section);
+            lengths.push(len);
+            let mut tf: Vec<(String, u32)> = tf.into_iter().collect();
+            tf.sort_unstable();
+            for (term, f) in tf {
+                let next = term_ids.len() as u32;
+                let id = *term_ids.entry(term).or_insert(next);
+                if id as usize == postings.len() {
+                    postings.push(Vec::new());
+                }
+                postings[id as usize].push((s, f));
+            }
+        }
+    }
+
+    let n_sections = lengths.len() as u32;
+    let avg_len = if lengths.is_empty() {
+        0.0
+    } else {
+        lengths.iter().map(|&l| l as f64).sum::<f64>() as f32 / lengths.len() as f32
+    };
+
+    let mut terms: Vec<(String, u32)> = term_ids.into_iter().collect();
+    terms.sort_unstable();
+
+    let mut term_text = String::new();
+    let mut term_end = U32s::new();
+    let mut term_idf = F32s::new();
+    let mut term_postings_end = U32s::new();
+    let mut postings_section = U32s::new();
+    let mut postings_impact = F32s::new();
+    let mut n_postings: u64 = 0;
+    for (term, id) in &terms {
+        term_text.push_str(term);
+        term_end.push(
+            u32::try_from(term_text.len()).map_err(|_| Error::TooLarge("term text over 4 GiB"))?,
+        );
+        let list = &postings[*id as usize];
+        term_idf.push(idf(n_sections, list.len() as u32));
+        for &(s, f) in list {
+            postings_section.push(s);
+            postings_impact.push(impact(f as f32, lengths[s as usize] as f32, avg_len));
+        }
+        n_postings += list.len() as u64;
+        term_postings_end.push(
+            u32::try_from(n_postings).map_err(|_| Error::TooLarge("over 4 billion postings"))?,
+        );
+    }
+
+    let data = IndexData {
+        strings: blob.s,
+        page_spans,
+        section_page,
+        section_level,
+        section_spans,
+        term_text,
+        term_end,
+        term_idf,
+        term_postings_end,
+        postings_section,
+        postings_impact,
+    };
+    let meta = BuildMeta {
+        build_id: build_id(&opts.corpus_fingerprint, opts.built_at_unix, n_postings),
+        built_at: rfc3339(opts.built_at_unix),
+        corpus_fingerprint: opts.corpus_fingerprint.clone(),
+        docs_base_url: opts.docs_base_url.clone(),
+        source: opts.source.clone(),
+        analyzer: ANALYZER_ID.to_string(),
+        k1: K1,
+        b: B,
+        weights: opts.weights,
+        pages: pages.len() as u32,
+        sections: n_sections,
+        terms: terms.len() as u32,
+        postings: n_postings,
+    };
+    Ok(Index { meta, data })
+}
+
+/// FNV-1a 64: small, stable across Rust versions, good enough for ids.
+pub fn fnv1a64(bytes: &[u8], seed: u64) -> u64 {
+    let mut h = seed ^ 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn build_id(fingerprint: &str, built_at: u64, postings: u64) -> String {
+    let h = fnv1a64(fingerprint.as_bytes(), built_at ^ postings.rotate_left(32));
+    format!("{h:016x}")
+}
+
+/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, UTC).
+pub fn rfc3339(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    )
+}
+
+impl Index {
+    /// Number of pages.
+    pub fn page_count(&self) -> usize {
+        self.data.section_page_len_pages()
+    }
+
+    /// Number of sections.
+    pub fn section_count(&self) -> usize {
+        self.data.section_page.len()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.data.term_end.len()
+    }
+
+    /// Page `i`; panics if out of range.
+    pub fn page(&self, i: u32) -> Page<'_> {
+        let d = &self.data;
+        let f = |k: usize| d.span(&d.page_spans, i as usize * 4 + k);
+        Page {
+            path: f(0),
+            route: f(1),
+            title: f(2),
+            description: f(3),
+        }
+    }
+
+    /// Section `i`; panics if out of range.
+    pub fn section(&self, i: u32) -> Section<'_> {
+        let d = &self.data;
+        let f = |k: usize| d.span(&d.section_spans, i as usize * 3 + k);
+        Section {
+            page: d.section_page.get(i as usize),
+            heading: f(0),
+            anchor: f(1),
+            level: d.section_level[i as usize],
+            text: f(2),
+        }
+    }
+
+    /// The term's id, by binary search over the sorted terms.
+    pub fn term_id(&self, term: &str) -> Option<u32> {
+        let d = &self.data;
+        let (mut lo, mut hi) = (0usize, d.term_end.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match d.term(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid as u32),
+            }
+        }
+        None
+    }
+
+    /// The idf of a term, if indexed.
+    pub fn idf(&self, term: &str) -> Option<f32> {
+        self.term_id(term)
+            .map(|id| self.data.term_idf.get(id as usize))
+    }
+
+    /// The `k` best sections for `query`, best first (ties: lower id first).
+    pub fn search(&self, analyzer: &Analyzer, query: &str, k: usize) -> Vec<Hit> {
+        let terms: Vec<(String, f32)> = analyzer
+            .analyze(query)
+            .into_iter()
+            .map(|t| (t, 1.0))
+            .collect();
+        self.search_terms(&terms, k)
+    }
+
+    /// The `k` best sections for already analyzed terms, each with a query
+    /// weight (1.0 for the question itself; less for context terms).
+    pub fn search_terms(&self, terms: &[(String, f32)], k: usize) -> Vec<Hit> {
+        let d = &self.data;
+        if k == 0 || terms.is_empty() {
+            return Vec::new();
+        }
+        let mut scores = vec![0f32; d.section_page.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        for (term, weight) in terms {
+            let Some(id) = self.term_id(term) else {
+                continue;
+            };
+            let id = id as usize;
+            let idf = d.term_idf.get(id) * weight;
+            let start = if id == 0 {
+                0
+            } else {
+                d.term_postings_end.get(id - 1) as usize
+            };
+            let end = d.term_postings_end.get(id) as usize;
+            for (s, imp) in d
+                .postings_section
+                .iter_range(start, end)
+                .zip(d.postings_impact.iter_range(start, end))
+            {
+                let slot = &mut scores[s as usize];
+                if *slot == 0.0 {
+                    touched.push(s);
+                }
+                *slot += idf * imp;
+            }
+        }
+        let mut hits: Vec<Hit> = touched
+            .into_iter()
+            .map(|s| Hit {
+                section: s,
+                score: scores[s as usize],
+            })
+            .filter(|h| h.score > 0.0)
+            .collect();
+        let cmp = |a: &Hit, b: &Hit| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.section.cmp(&b.section))
+        };
+        if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, cmp);
+            hits.truncate(k);
+        }
+        hits.sort_unstable_by(cmp);
+        hits
+    }
+}
+
+impl IndexData {
+    fn span<'a>(&'a self, spans: &U32s, i: usize) -> &'a str {
+        let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
+        &self.strings[a..b]
+    }
+
+    fn term(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.term_end.get(i - 1) as usize
+        };
+        &self.term_text[start..self.term_end.get(i) as usize]
+    }
+
+    fn section_page_len_pages(&self) -> usize {
+        self.page_spans.len() / 8
+    }
+
+    /// Checks every invariant the accessors rely on, so that a decoded index
+    /// that passed this never panics on access.
+    pub(crate) fn validate(&self, meta: &BuildMeta) -> Result<()> {
+        let bad = |what: &str| Err(Error::Invalid(what.to_string()));
+        for (ok, what) in [
+            (self.page_spans.is_well_formed(), "page spans"),
+            (self.section_page.is_well_formed(), "section pages"),
+            (self.section_spans.is_well_formed(), "section spans"),
+            (self.term_end.is_well_formed(), "term ends"),
+            (self.term_idf.is_well_formed(), "term idf"),
+            (self.term_postings_end.is_well_formed(), "term postings"),
+            (self.postings_section.is_well_formed(), "postings"),
+            (self.postings_impact.is_well_formed(), "impacts"),
+        ] {
+            if !ok {
+                return bad(what);
+            }
+        }
+        if !self.page_spans.len().is_multiple_of(8) {
+            return bad("page spans count");
+        }
+        let n_pages = self.page_spans.len() / 8;
+        let n_sections = self.section_page.len();
+        if self.section_level.len() != n_sections || self.section_spans.len() != n_sections * 6 {
+            return bad("section arrays disagree in length");
+        }
+        let check_spans = |spans: &U32s| -> bool {
+            (0..spans.len() / 2).all(|i| {
+                let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
+                a <= b && self.strings.get(a..b).is_some()
+            })
+        };
+        if !check_spans(&self.page_spans) || !check_spans(&self.section_spans) {
+            return bad("a text span is out of range");
+        }
+        if self.section_page.iter().any(|p| p as usize >= n_pages) {
+            return bad("a section points past the last page");
+        }
+        let n_terms = self.term_end.len();
+        if self.term_idf.len() != n_terms || self.term_postings_end.len() != n_terms {
+            return bad("term arrays disagree in length");
+        }
+        let mut prev = 0usize;
+        for i in 0..n_terms {
+            let e = self.term_end.get(i) as usize;
+            if e < prev || self.term_text.get(prev..e).is_none() {
+                return bad("term text offsets");
+            }
+            prev = e;
+        }
+        if prev != self.term_text.len() {
+            return bad("term text length");
+        }
+        let n_postings = self.postings_section.len();
+        if self.postings_impact.len() != n_postings {
+            return bad("postings arrays disagree in length");
+        }
+        let mut prev = 0usize;
+        for e in self.term_postings_end.iter() {
+            let e = e as usize;
+            if e < prev || e > n_postings {
+                return bad("postings offsets");
+            }
+            prev = e;
+        }
+        if prev != n_postings {
+            return bad("postings length");
+        }
+        if self
+            .postings_section
+            .iter()
+            .any(|s| s as usize >= n_sections)
+        {
+            return bad("a posting points past the last section");
+        }
+        if meta.pages as usize != n_pages
+            || meta.sections as usize != n_sections
+            || meta.terms as usize != n_terms
+            || meta.postings != n_postings as u64
+        {
+            return bad("header counts disagree with the payload");
+        }
+        if meta.analyzer != ANALYZER_ID {
+            return Err(Error::Analyzer {
+                found: meta.analyzer.clone(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_pages() -> Vec<PageInput> {
+        let sec = |h: &str, a: &str, l: u8, t: &str| SectionInput {
+            heading: h.into(),
+            anchor: a.into(),
+            level: l,
+            text: t.into(),
+        };
+        vec![
+            PageInput {
+                path: "rate-limits.mdx".into(),
+                route: "/rate-limits".into(),
+                title: "Rate limits".into(),
+                description: "How requests are limited per client".into(),
+                sections: vec![
+                    sec("Rate limits", "", 0, "Each client IP gets a token bucket."),
+                    sec(
+                        "Configure the limit",
+                        "configure-the-limit",
+                        2,
+                        "Set rate_limit_per_minute in common/global_config.yaml.",
+                    ),
+                ],
+            },
+            PageInput {
+                path: "deploy.mdx".into(),
+                route: "/deploy".into(),
+                title: "Deploy with SAM".into(),
+                description: String::new(),
+                sections: vec![sec(
+                    "Deploy with SAM",
+                    "",
+                    0,
+                    "Run sam deploy --guided to create the stack.",
+                )],
+            },
+        ]
+    }
+
+    pub(crate) fn opts() -> BuildOptions {
+        BuildOptions {
+            docs_base_url: "https://docs.example.com".into(),
+            weights: Weights::DOCS,
+            source: "mdx".into(),
+            corpus_fingerprint: "abc".into(),
+            built_at_unix: 1_700_000_000,
+        }
+    }
+
+    #[test]
+    fn builds_and_searches() {
+        let a = Analyzer::new();
+        let idx = build(&sample_pages(), &opts(), &a).unwrap();
+        assert_eq!(idx.page_count(), 2);
+        assert_eq!(idx.section_count(), 3);
+        let hits = idx.search(&a, "how do I configure the rate limit?", 3);
+        assert_eq!(hits[0].section, 1, "{hits:?}");
+        let s = idx.section(hits[0].section);
+        assert_eq!(s.anchor, "configure-the-limit");
+        assert_eq!(idx.page(s.page).route, "/rate-limits");
+        let hits = idx.search(&a, "sam deploy", 3);
+        assert_eq!(
+            idx.page(idx.section(hits[0].section).page).path,
+            "deploy.mdx"
+        );
+        assert!(idx.search(&a, "zzqxv", 3).is_empty());
+        assert!(idx.search(&a, "the", 3).is_empty());
+        idx.data.validate(&idx.meta).unwrap();
+    }
+
+    #[test]
+    fn rfc3339_formats() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn idf_is_positive_and_decreasing() {
+        assert!(idf(10, 10) > 0.0);
+        assert!(idf(10, 1) > idf(10, 5));
+    }
+}

@@ -1,0 +1,91 @@
+//! Which sections answer a question, given what was asked before?
+//!
+//! The one retrieval path: `build-index search` and the Lambda both call
+//! [`retrieve`], so relevance measured offline is relevance served.
+//!
+//! - The question's terms weigh 1.0.
+//! - Terms of earlier questions (`prev`, most recent first) are added with a
+//!   lower weight ([`CONTEXT_WEIGHT`], halving for each older question), so a
+//!   follow-up such as "and how do I configure it?" after "what is the rate
+//!   limit?" looks for rate-limit configuration. A term already in the
+//!   question keeps weight 1.0.
+//! - At most [`MAX_PER_PAGE`] sections of one page are returned, so that one
+//!   long page does not crowd out the others.
+
+use crate::{Analyzer, Hit, Index};
+
+/// Weight of the terms of the most recent earlier question.
+pub const CONTEXT_WEIGHT: f32 = 0.5;
+/// Sections of one page in one answer, at most.
+pub const MAX_PER_PAGE: usize = 2;
+/// Earlier questions taken into account, at most.
+pub const MAX_CONTEXT: usize = 3;
+
+/// The weighted query terms for `query` after the earlier questions `prev`
+/// (oldest first, as clients send them).
+pub fn query_terms(analyzer: &Analyzer, query: &str, prev: &[String]) -> Vec<(String, f32)> {
+    let mut terms: Vec<(String, f32)> = Vec::new();
+    let mut add = |t: String, w: f32| match terms.iter_mut().find(|(x, _)| *x == t) {
+        Some((_, old)) => *old = old.max(w),
+        None => terms.push((t, w)),
+    };
+    for t in analyzer.analyze(query) {
+        add(t, 1.0);
+    }
+    let mut w = CONTEXT_WEIGHT;
+    for p in prev.iter().rev().take(MAX_CONTEXT) {
+        let mut seen: Vec<String> = Vec::new();
+        for t in analyzer.analyze(p) {
+            if !seen.contains(&t) {
+                seen.push(t.clone());
+                add(t, w);
+            }
+        }
+        w /= 2.0;
+    }
+    terms
+}
+
+/// The `k` best sections for `query` after `prev`, best first, at most
+/// [`MAX_PER_PAGE`] a page.
+pub fn retrieve(
+    index: &Index,
+    analyzer: &Analyzer,
+    query: &str,
+    prev: &[String],
+    k: usize,
+) -> Vec<Hit> {
+    let terms = query_terms(analyzer, query, prev);
+    let candidates = index.search_terms(&terms, k.saturating_mul(4).saturating_add(8));
+    let mut per_page: Vec<(u32, usize)> = Vec::new();
+    let mut out = Vec::with_capacity(k);
+    for h in candidates {
+        if out.len() == k {
+            break;
+        }
+        let page = index.section(h.section).page;
+        match per_page.iter_mut().find(|(p, _)| *p == page) {
+            Some((_, n)) if *n >= MAX_PER_PAGE => continue,
+            Some((_, n)) => *n += 1,
+            None => per_page.push((page, 1)),
+        }
+        out.push(h);
+    }
+    out
+}
+
+/// The absolute URL of a section: base URL + route + `#anchor` (for JSONL
+/// corpora, the document's own `url`).
+pub fn section_url(index: &Index, section: u32) -> String {
+    let s = index.section(section);
+    let p = index.page(s.page);
+    if index.meta.source == "jsonl" {
+        return p.route.to_string();
+    }
+    let mut url = format!("{}{}", index.meta.docs_base_url, p.route);
+    if !s.anchor.is_empty() {
+        url.push('#');
+        url.push_str(s.anchor);
+    }
+    url
+}
