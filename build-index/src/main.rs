@@ -2,11 +2,8 @@
 //! corpus) into an nlweb-ask index file, writes it locally and/or to S3, and
 //! answers queries against an index the way the Lambda does (`search`).
 
-mod corpus;
-mod mdx;
-mod upload;
+use build_index::{corpus, upload};
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -135,10 +132,16 @@ fn build(args: BuildArgs) -> Result<()> {
         .unwrap_or_else(|| config.ask.docs_base_url.clone());
     let base_url = base_url.trim_end_matches('/').to_string();
     let started = Instant::now();
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    // SOURCE_DATE_EPOCH (reproducible-builds.org) pins the build time.
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        });
 
     let (pages, fingerprint, source, weights) = match &args.jsonl {
         Some(path) => {
@@ -223,34 +226,7 @@ fn read_mdx(dir: &Path) -> Result<(Vec<PageInput>, u64)> {
             dir.display()
         );
     }
-    let mut paths = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
-        let entry = entry.with_context(|| format!("walking {}", dir.display()))?;
-        let p = entry.path();
-        if entry.file_type().is_file() && p.extension().is_some_and(|e| e == "mdx") {
-            paths.push(p.to_path_buf());
-        }
-    }
-    let pb = progress(paths.len() as u64, "reading");
-    let mut files = BTreeMap::new();
-    for p in &paths {
-        let rel = p
-            .strip_prefix(dir)
-            .unwrap_or(p)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-        match String::from_utf8(bytes) {
-            Ok(s) => {
-                files.insert(rel, s);
-            }
-            Err(_) => eprintln!("warning: {}: not UTF-8, skipped", p.display()),
-        }
-        pb.inc(1);
-    }
-    pb.finish_and_clear();
+    let files = build_index::read_mdx_files(dir, &progress)?;
     let mut fp = 0u64;
     for (path, src) in &files {
         fp = ask_index::index::fnv1a64(path.as_bytes(), fp);

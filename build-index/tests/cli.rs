@@ -1,0 +1,408 @@
+//! The real `build-index` binary on the shared corpora: every corpus builds,
+//! relevance gates (SciFact nDCG@10, golden questions recall@5), the S3 upload
+//! against a real S3-protocol server on loopback, and the CLI's edges.
+
+#[path = "../../tests/support/moto.rs"]
+mod moto;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use ask_index::Analyzer;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_build-index"));
+    // Run where a config file can't leak in from the developer's checkout.
+    c.current_dir(std::env::temp_dir());
+    c
+}
+
+/// `../shared/corpora` beside the repository (CI has it too), or `$ASK_CORPORA`.
+fn corpora() -> PathBuf {
+    let p = std::env::var_os("ASK_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
+    assert!(
+        p.is_dir(),
+        "shared corpora not found at {} (set ASK_CORPORA)",
+        p.display()
+    );
+    p
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("build-index-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("run build-index");
+    assert!(
+        out.status.success(),
+        "build-index failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn build_mdx(corpus: &Path, out: &Path) -> Output {
+    run(bin()
+        .arg("--corpus")
+        .arg(corpus)
+        .args(["--base-url", "https://docs.example.com"])
+        .arg("--out")
+        .arg(out))
+}
+
+fn search(index: &Path, top_k: usize, input: &str) -> Vec<serde_json::Value> {
+    let mut child = bin()
+        .args(["search", "--top-k", &top_k.to_string(), "--index"])
+        .arg(index)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("queries/s"));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn builds_every_shared_mdx_corpus_without_skipping_a_file() {
+    let dir = tmp("corpora");
+    // (corpus, at least this many pages)
+    for (name, min_pages) in [
+        ("fumadocs", 150),
+        ("shadcn-ui", 300),
+        ("prefect", 940),
+        ("aws-amplify", 960),
+    ] {
+        let out = dir.join(format!("{name}.idx"));
+        let o = build_mdx(&corpora().join(name), &out);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("warning"), "{name}: {stderr}");
+        let summary = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            summary.starts_with("built ") && summary.contains("build id"),
+            "{summary}"
+        );
+        let idx = ask_index::decode(&std::fs::read(&out).unwrap()).unwrap();
+        assert!(
+            idx.page_count() >= min_pages,
+            "{name}: {} pages",
+            idx.page_count()
+        );
+        assert!(idx.section_count() > idx.page_count(), "{name}");
+        assert_eq!(idx.meta.docs_base_url, "https://docs.example.com");
+    }
+}
+
+#[test]
+fn amplify_pages_carry_their_imported_fragments() {
+    let dir = tmp("amplify");
+    let out = dir.join("a.idx");
+    build_mdx(&corpora().join("aws-amplify"), &out);
+    let idx = ask_index::decode(&std::fs::read(&out).unwrap()).unwrap();
+    let mut hub = None;
+    for s in 0..idx.section_count() as u32 {
+        let sec = idx.section(s);
+        let page = idx.page(sec.page);
+        assert!(
+            !page.path.starts_with("fragments/"),
+            "fragment indexed as a page: {}",
+            page.path
+        );
+        if page.path == "pages/gen1/[platform]/build-a-backend/utilities/hub/index.mdx" {
+            hub.get_or_insert_with(String::new).push_str(sec.text);
+        }
+    }
+    let hub = hub.expect("hub page indexed");
+    // From fragments/lib/utilities/android/hub/10_listen_start.mdx, two imports deep.
+    assert!(hub.contains("HubEventFilter"), "{hub}");
+    // The page's route keeps [platform] as a folder name.
+    let a = Analyzer::new();
+    let hits = ask_index::search::retrieve(&idx, &a, "HubEventFilter subscribe", &[], 3);
+    let url = ask_index::search::section_url(&idx, hits[0].section);
+    assert!(
+        url.contains("/%5Bplatform%5D/build-a-backend/utilities/hub"),
+        "{url}"
+    );
+}
+
+/// nDCG@10 with trec_eval's definition (gains from qrels, ideal from qrels).
+fn ndcg_at_10(runs: &[serde_json::Value], qrels: &HashMap<String, HashMap<String, u32>>) -> f64 {
+    let mut total = 0.0;
+    for (qid, rel) in qrels {
+        let hits = runs
+            .iter()
+            .find(|r| r["query_id"].as_str() == Some(qid))
+            .map(|r| r["hits"].as_array().unwrap().clone())
+            .unwrap_or_default();
+        let dcg: f64 = hits
+            .iter()
+            .take(10)
+            .enumerate()
+            .map(|(i, h)| {
+                *rel.get(h["id"].as_str().unwrap()).unwrap_or(&0) as f64 / ((i + 2) as f64).log2()
+            })
+            .sum();
+        let mut ideal: Vec<u32> = rel.values().copied().collect();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let idcg: f64 = ideal
+            .iter()
+            .take(10)
+            .enumerate()
+            .map(|(i, &g)| g as f64 / ((i + 2) as f64).log2())
+            .sum();
+        total += dcg / idcg;
+    }
+    total / qrels.len() as f64
+}
+
+#[test]
+fn scifact_ndcg_at_10_is_at_least_0_68() {
+    let root = corpora().join("beir-scifact");
+    let dir = tmp("scifact");
+    let out = dir.join("s.idx");
+    run(bin()
+        .arg("--jsonl")
+        .arg(root.join("corpus.jsonl"))
+        .arg("--out")
+        .arg(&out));
+    let mut qrels: HashMap<String, HashMap<String, u32>> = HashMap::new();
+    for line in std::fs::read_to_string(root.join("qrels/test.tsv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        qrels
+            .entry(f[0].to_string())
+            .or_default()
+            .insert(f[1].to_string(), f[2].parse().unwrap());
+    }
+    let queries: String = std::fs::read_to_string(root.join("queries.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            qrels.contains_key(v["_id"].as_str().unwrap())
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let runs = search(&out, 10, &queries);
+    assert_eq!(runs.len(), 300);
+    let ndcg = ndcg_at_10(&runs, &qrels);
+    eprintln!("SciFact nDCG@10 = {ndcg:.4}");
+    assert!(ndcg >= 0.68, "SciFact nDCG@10 {ndcg:.4} < 0.68");
+}
+
+/// Share of golden questions whose expected page is among the first five
+/// distinct pages returned.
+fn golden_recall_at_5(corpus: &Path, golden: &Path) -> f64 {
+    let dir = tmp(&format!(
+        "golden-{}",
+        corpus.file_name().unwrap().to_string_lossy()
+    ));
+    let out = dir.join("g.idx");
+    build_mdx(corpus, &out);
+    let questions: Vec<serde_json::Value> = std::fs::read_to_string(golden)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        questions.len() >= 30,
+        "{}: {} questions",
+        golden.display(),
+        questions.len()
+    );
+    let input: String = questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{}\n", serde_json::json!({"_id": i, "text": q["q"]})))
+        .collect();
+    let runs = search(&out, 10, &input);
+    let mut found = 0;
+    for r in &runs {
+        let q = &questions[r["query_id"].as_u64().unwrap() as usize];
+        let mut pages: Vec<&str> = Vec::new();
+        for h in r["hits"].as_array().unwrap() {
+            let p = h["id"].as_str().unwrap();
+            if !pages.contains(&p) {
+                pages.push(p);
+            }
+        }
+        let expected: Vec<&str> = q["expected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        if pages.iter().take(5).any(|p| expected.contains(p)) {
+            found += 1;
+        } else {
+            eprintln!("miss: {} -> {:?}", q["q"], &pages[..pages.len().min(5)]);
+        }
+    }
+    found as f64 / questions.len() as f64
+}
+
+#[test]
+fn golden_questions_recall_at_5() {
+    for (corpus, golden) in [
+        (
+            corpora().join("fumadocs"),
+            repo().join("tests/golden/fumadocs.jsonl"),
+        ),
+        (
+            corpora().join("prefect"),
+            repo().join("tests/golden/prefect.jsonl"),
+        ),
+    ] {
+        let r = golden_recall_at_5(&corpus, &golden);
+        eprintln!("{}: recall@5 = {r:.3}", golden.display());
+        assert!(r >= 0.85, "{}: recall@5 {r:.3} < 0.85", golden.display());
+    }
+}
+
+#[test]
+fn malformed_file_is_reported_with_path_and_line_and_skipped() {
+    let dir = tmp("malformed");
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(docs.join("(guides)")).unwrap();
+    std::fs::write(
+        docs.join("(guides)/good.mdx"),
+        "---\ntitle: Good\n---\n\n## Part\n\nHello there.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("bad.mdx"),
+        "---\ntitle: Bad\n\n## never closed frontmatter\n",
+    )
+    .unwrap();
+    let out = dir.join("i.idx");
+    let o = build_mdx(&docs, &out);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("bad.mdx:1:") && stderr.contains("skipped"),
+        "{stderr}"
+    );
+    let idx = ask_index::decode(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(idx.page_count(), 1);
+    assert_eq!(idx.page(0).route, "/good");
+    let hits = search(&out, 3, "hello\n");
+    assert_eq!(hits[0]["query_id"], 1);
+    assert_eq!(
+        hits[0]["hits"][0]["url"],
+        "https://docs.example.com/good#part"
+    );
+    assert_eq!(hits[0]["hits"][0]["id"], "(guides)/good.mdx");
+}
+
+#[test]
+fn notices_disabled_config_and_needs_a_destination() {
+    let dir = tmp("config");
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("a.mdx"), "# A\n\ntext\n").unwrap();
+    let cfg = dir.join("cfg.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "ask:\n  enabled: false\n  corpus_path: {}\n  docs_base_url: https://x.dev/docs/\n",
+            docs.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("a.idx");
+    let o = run(bin().arg("--config").arg(&cfg).arg("--out").arg(&out));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ask.enabled is false"));
+    let idx = ask_index::decode(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(idx.meta.docs_base_url, "https://x.dev/docs");
+
+    let o = bin().arg("--config").arg(&cfg).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--out") && err.lines().count() == 1, "{err}");
+
+    let o = bin()
+        .args(["search", "--index"])
+        .arg(dir.join("missing.idx"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+}
+
+#[test]
+fn uploads_to_a_real_s3_server_and_reads_it_back() {
+    let s3 = moto::Moto::start();
+    s3.create_bucket("ask-index-test");
+    let dir = tmp("s3");
+    let out = dir.join("local.idx");
+    let o = run(bin()
+        .arg("--corpus")
+        .arg(corpora().join("fumadocs"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--upload", "s3://ask-index-test/v1/index.idx"])
+        .envs(s3.env()));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("read back: size and crc32"), "{stderr}");
+    let remote = s3.get("ask-index-test", "v1/index.idx");
+    let local = std::fs::read(&out).unwrap();
+    assert_eq!(remote, local);
+    assert!(ask_index::decode(&remote).is_ok());
+
+    // A bucket that does not exist fails with one clear line and exit 1.
+    let o = bin()
+        .arg("--corpus")
+        .arg(corpora().join("fumadocs"))
+        .args(["--upload", "s3://no-such-bucket-here/x.idx"])
+        .envs(s3.env())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("uploading to s3://no-such-bucket-here/x.idx")
+    );
+}
+
+#[test]
+fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
+    let out = tmp("compat").join("i.idx");
+    run(bin()
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .arg("--corpus")
+        .arg(repo().join("tests/data/compat-docs"))
+        .args(["--base-url", "https://docs.example.com", "--out"])
+        .arg(&out));
+    let committed = std::fs::read(repo().join("tests/data/index-v1.idx")).unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == committed,
+        "the index of tests/data/compat-docs changed: bump FORMAT_VERSION or ANALYZER_ID and regenerate (tests/data/README.md)"
+    );
+}

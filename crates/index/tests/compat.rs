@@ -1,0 +1,31 @@
+//! The committed `tests/data/index-v1.idx` must keep opening: a change to
+//! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
+
+use ask_index::{Analyzer, FORMAT_VERSION, decode, search};
+
+#[test]
+fn opens_the_committed_v1_index() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/index-v1.idx");
+    let bytes = std::fs::read(path).expect("tests/data/index-v1.idx is committed");
+    assert_eq!(&bytes[..8], b"NLWASKIX");
+    assert_eq!(
+        FORMAT_VERSION, 1,
+        "a new version needs a new committed index"
+    );
+    let idx = decode(&bytes).expect("v1 index decodes");
+    assert_eq!(idx.meta.pages, 2);
+    assert_eq!(idx.meta.sections, 4);
+    assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
+    assert_eq!(idx.meta.docs_base_url, "https://docs.example.com");
+    let a = Analyzer::new();
+    let hits = search::retrieve(&idx, &a, "token bucket", &[], 2);
+    assert_eq!(
+        search::section_url(&idx, hits[0].section),
+        "https://docs.example.com/#limits"
+    );
+    let hits = search::retrieve(&idx, &a, "deploy.sh sam", &[], 2);
+    assert_eq!(
+        idx.page(idx.section(hits[0].section).page).path,
+        "guides/deploy.mdx"
+    );
+}
