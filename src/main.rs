@@ -1,1 +1,74 @@
-fn main() {}
+//! `ask`: config → index → state, once per cold start; then the runtime loop.
+
+use std::time::Instant;
+
+use lambda_http::{Body, Error, Request, Response, service_fn};
+use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::handler::{self, State};
+use nlweb_ask::source;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let json = std::env::var("AWS_LAMBDA_LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AWS_LAMBDA_LOG_LEVEL")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .without_time();
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+
+    let t = Instant::now();
+    let config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
+    let state: &'static State = if config.enabled {
+        let s3 = if config.index.starts_with("s3://") {
+            let path_style = std::env::var("ASK_S3_FORCE_PATH_STYLE").is_ok_and(|v| {
+                matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+            });
+            Some(source::s3_client(path_style).await)
+        } else {
+            None
+        };
+        let (index, timings) = source::load(&config.index, s3.as_ref())
+            .await
+            .map_err(|e| {
+                tracing::error!("{e}");
+                e
+            })?;
+        tracing::info!(
+            build_id = %index.meta.build_id,
+            built_at = %index.meta.built_at,
+            pages = index.meta.pages,
+            sections = index.meta.sections,
+            bytes = timings.bytes,
+            fetch_ms = timings.fetch_ms,
+            decode_ms = timings.decode_ms,
+            init_ms = t.elapsed().as_secs_f64() * 1e3,
+            "index loaded"
+        );
+        Box::leak(Box::new(State::new(config, index)))
+    } else {
+        tracing::info!("ask.enabled is false: every route answers 404");
+        let empty = ask_index::build(
+            &[],
+            &ask_index::BuildOptions {
+                docs_base_url: String::new(),
+                weights: ask_index::Weights::DOCS,
+                source: "none".into(),
+                corpus_fingerprint: String::new(),
+                built_at_unix: 0,
+            },
+            &ask_index::Analyzer::new(),
+        )?;
+        Box::leak(Box::new(State::new(config, empty)))
+    };
+    lambda_http::run(service_fn(move |req: Request| async move {
+        Ok::<Response<Body>, Error>(handler::respond(state, &req))
+    }))
+    .await
+}

@@ -1,0 +1,272 @@
+//! What is this function configured to do?
+//!
+//! Defaults come from `common/global_config.yaml` (embedded at compile time,
+//! `ask:` section); each `ASK_*` environment variable set by `template.yaml`
+//! overrides its key. Read and validated once, in `main`; the handler only
+//! sees the resulting [`Config`].
+
+use serde::Deserialize;
+
+/// The settings file compiled into the binary.
+pub const EMBEDDED_CONFIG: &str = include_str!("../common/global_config.yaml");
+
+/// A response mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mode {
+    /// Ranked sections only.
+    List,
+    /// Sections plus an extractive SearchSummary.
+    Summarize,
+    /// Like summarize (extractive, no model): the summary is the answer.
+    Generate,
+}
+
+impl Mode {
+    /// Parses one mode name; `none` is the reference server's name for list.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "list" | "none" => Some(Mode::List),
+            "summarize" | "summary" => Some(Mode::Summarize),
+            "generate" => Some(Mode::Generate),
+            _ => None,
+        }
+    }
+
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::List => "list",
+            Mode::Summarize => "summarize",
+            Mode::Generate => "generate",
+        }
+    }
+}
+
+/// Validated settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Off: every route answers 404.
+    pub enabled: bool,
+    /// `s3://bucket/key` or a file path.
+    pub index: String,
+    /// Overrides the index's docs base URL when non-empty.
+    pub docs_base_url: String,
+    /// Results per answer (1–10).
+    pub top_k: usize,
+    /// Token bucket capacity and refill per minute, per client.
+    pub rate_limit_per_minute: u32,
+    /// Allowed CORS origins; `*` allows any (never with credentials).
+    pub cors_allow_origins: Vec<String>,
+    /// Mode when the request names none.
+    pub default_mode: Mode,
+    /// Streaming when the request says nothing.
+    pub default_streaming: bool,
+    /// Longest query, in characters.
+    pub max_query_chars: usize,
+    /// Largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Most `prev` entries read.
+    pub max_prev: usize,
+    /// Most distinct clients the rate limiter tracks.
+    pub max_tracked_clients: usize,
+}
+
+#[derive(Deserialize, Default)]
+struct File {
+    #[serde(default)]
+    ask: FileAsk,
+}
+
+#[derive(Deserialize, Default)]
+struct FileAsk {
+    enabled: Option<bool>,
+    index: Option<String>,
+    docs_base_url: Option<String>,
+    top_k: Option<usize>,
+    rate_limit_per_minute: Option<u32>,
+    cors_allow_origins: Option<Vec<String>>,
+    default_mode: Option<String>,
+    default_streaming: Option<bool>,
+    max_query_chars: Option<usize>,
+}
+
+/// A setting that does not validate.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {0}")]
+pub struct ConfigError(pub String);
+
+fn parse_bool(name: &str, v: &str) -> Result<bool, ConfigError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(ConfigError(format!(
+            "{name}={v:?} is not a boolean (true/false)"
+        ))),
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, ConfigError> {
+    v.trim()
+        .parse()
+        .map_err(|_| ConfigError(format!("{name}={v:?} is not a whole number")))
+}
+
+impl Config {
+    /// Reads `file` (YAML with an `ask:` section), then the environment
+    /// through `env`, and validates.
+    pub fn load(file: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let f: File = serde_yaml::from_str(file)
+            .map_err(|e| ConfigError(format!("common/global_config.yaml: {e}")))?;
+        let a = f.ask;
+        let mut c = Config {
+            enabled: a.enabled.unwrap_or(false),
+            index: a.index.unwrap_or_default(),
+            docs_base_url: a.docs_base_url.unwrap_or_default(),
+            top_k: a.top_k.unwrap_or(5),
+            rate_limit_per_minute: a.rate_limit_per_minute.unwrap_or(20),
+            cors_allow_origins: a.cors_allow_origins.unwrap_or_else(|| vec!["*".into()]),
+            default_mode: Mode::Generate,
+            default_streaming: a.default_streaming.unwrap_or(true),
+            max_query_chars: a.max_query_chars.unwrap_or(500),
+            max_body_bytes: 64 * 1024,
+            max_prev: 10,
+            max_tracked_clients: 100_000,
+        };
+        let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
+        if let Some(v) = env("ASK_ENABLED") {
+            c.enabled = parse_bool("ASK_ENABLED", &v)?;
+        }
+        if let Some(v) = env("ASK_INDEX") {
+            c.index = v;
+        }
+        if let Some(v) = env("ASK_DOCS_BASE_URL") {
+            c.docs_base_url = v;
+        }
+        if let Some(v) = env("ASK_TOP_K") {
+            c.top_k = parse_num("ASK_TOP_K", &v)?;
+        }
+        if let Some(v) = env("ASK_RATE_LIMIT_PER_MINUTE") {
+            c.rate_limit_per_minute = parse_num("ASK_RATE_LIMIT_PER_MINUTE", &v)?;
+        }
+        if let Some(v) = env("ASK_CORS_ALLOW_ORIGINS") {
+            c.cors_allow_origins = v
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+        }
+        if let Some(v) = env("ASK_DEFAULT_MODE") {
+            mode = v;
+        }
+        if let Some(v) = env("ASK_DEFAULT_STREAMING") {
+            c.default_streaming = parse_bool("ASK_DEFAULT_STREAMING", &v)?;
+        }
+        if let Some(v) = env("ASK_MAX_QUERY_CHARS") {
+            c.max_query_chars = parse_num("ASK_MAX_QUERY_CHARS", &v)?;
+        }
+        c.default_mode = Mode::parse(&mode).ok_or_else(|| {
+            ConfigError(format!(
+                "default mode {mode:?} is not list, summarize or generate"
+            ))
+        })?;
+        c.docs_base_url = c.docs_base_url.trim_end_matches('/').to_string();
+        if !(1..=10).contains(&c.top_k) {
+            return Err(ConfigError(format!(
+                "top_k {} is not between 1 and 10",
+                c.top_k
+            )));
+        }
+        if c.rate_limit_per_minute == 0 {
+            return Err(ConfigError(
+                "rate_limit_per_minute must be at least 1".into(),
+            ));
+        }
+        if c.max_query_chars == 0 {
+            return Err(ConfigError("max_query_chars must be at least 1".into()));
+        }
+        if c.cors_allow_origins.is_empty() {
+            return Err(ConfigError(
+                "ASK_CORS_ALLOW_ORIGINS is empty: give origins or *".into(),
+            ));
+        }
+        if c.enabled && c.index.trim().is_empty() {
+            return Err(ConfigError(
+                "ASK_INDEX is not set: point it at s3://bucket/key or a file built by `build-index --out`".into(),
+            ));
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn embedded_defaults() {
+        let c = Config::load(EMBEDDED_CONFIG, &env(&[])).unwrap();
+        assert!(!c.enabled);
+        assert_eq!(c.top_k, 5);
+        assert_eq!(c.rate_limit_per_minute, 20);
+        assert_eq!(c.default_mode, Mode::Generate);
+        assert!(c.default_streaming);
+        assert_eq!(c.cors_allow_origins, vec!["*"]);
+        assert_eq!(c.max_query_chars, 500);
+    }
+
+    #[test]
+    fn environment_overrides_the_file() {
+        let c = Config::load(
+            EMBEDDED_CONFIG,
+            &env(&[
+                ("ASK_ENABLED", "true"),
+                ("ASK_INDEX", "s3://b/k"),
+                ("ASK_TOP_K", "3"),
+                ("ASK_RATE_LIMIT_PER_MINUTE", "60"),
+                ("ASK_CORS_ALLOW_ORIGINS", "https://a.dev, https://b.dev"),
+                ("ASK_DEFAULT_MODE", "list"),
+                ("ASK_DEFAULT_STREAMING", "false"),
+                ("ASK_MAX_QUERY_CHARS", "100"),
+                ("ASK_DOCS_BASE_URL", "https://x.dev/docs/"),
+            ]),
+        )
+        .unwrap();
+        assert!(c.enabled);
+        assert_eq!(c.index, "s3://b/k");
+        assert_eq!(c.top_k, 3);
+        assert_eq!(c.rate_limit_per_minute, 60);
+        assert_eq!(c.cors_allow_origins, vec!["https://a.dev", "https://b.dev"]);
+        assert_eq!(c.default_mode, Mode::List);
+        assert!(!c.default_streaming);
+        assert_eq!(c.max_query_chars, 100);
+        assert_eq!(c.docs_base_url, "https://x.dev/docs");
+    }
+
+    #[test]
+    fn invalid_values_are_refused() {
+        for (k, v) in [
+            ("ASK_TOP_K", "0"),
+            ("ASK_TOP_K", "11"),
+            ("ASK_TOP_K", "five"),
+            ("ASK_ENABLED", "maybe"),
+            ("ASK_DEFAULT_MODE", "recommend"),
+            ("ASK_RATE_LIMIT_PER_MINUTE", "0"),
+        ] {
+            assert!(
+                Config::load(EMBEDDED_CONFIG, &env(&[(k, v)])).is_err(),
+                "{k}={v}"
+            );
+        }
+        let e = Config::load(EMBEDDED_CONFIG, &env(&[("ASK_ENABLED", "1")])).unwrap_err();
+        assert!(e.to_string().contains("ASK_INDEX"), "{e}");
+    }
+}

@@ -1,0 +1,338 @@
+//! What HTTP response does a Lambda event get?
+//!
+//! Routing (on the path without the API Gateway stage), the off switch, CORS,
+//! the rate limit, and the one place where a client-caused problem becomes an
+//! NLWeb failure document with its status. A panic while answering becomes an
+//! `INTERNAL_ERROR` document; the handler never returns `Err` to the runtime.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use ask_index::{Analyzer, Index};
+use lambda_http::request::RequestContext;
+use lambda_http::{Body, Request, RequestExt, Response};
+
+use crate::answer;
+use crate::config::Config;
+use crate::protocol::{self, Failure, RawRequest};
+use crate::rate_limit::{ClientKey, RateLimiter};
+
+/// Everything built once per cold start and shared by all requests.
+pub struct State {
+    /// Validated settings.
+    pub config: Config,
+    /// The loaded index.
+    pub index: Index,
+    /// The analyzer (same as at build time).
+    pub analyzer: Analyzer,
+    /// Per-client token buckets.
+    pub limiter: Mutex<RateLimiter>,
+    /// Seconds on a monotonic clock (injected so tests control time).
+    pub clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    /// Base URL for result links: the config's, else the index's.
+    pub base_url: String,
+    counter: AtomicU64,
+}
+
+impl State {
+    /// State over a loaded index, with the real monotonic clock.
+    pub fn new(config: Config, index: Index) -> State {
+        let origin = Instant::now();
+        Self::with_clock(
+            config,
+            index,
+            Box::new(move || origin.elapsed().as_secs_f64()),
+        )
+    }
+
+    /// State with an injected clock.
+    pub fn with_clock(
+        config: Config,
+        index: Index,
+        clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    ) -> State {
+        let base_url = if config.docs_base_url.is_empty() {
+            index.meta.docs_base_url.clone()
+        } else {
+            config.docs_base_url.clone()
+        };
+        State {
+            limiter: Mutex::new(RateLimiter::new(
+                config.rate_limit_per_minute,
+                config.max_tracked_clients,
+            )),
+            analyzer: Analyzer::new(),
+            config,
+            index,
+            clock,
+            base_url,
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    fn new_query_id(&self, req: &Request) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let rid = request_id(req).unwrap_or_default();
+        let h = ask_index::index::fnv1a64(rid.as_bytes(), n ^ (self.clock)().to_bits());
+        format!("{:012x}", h & 0xffff_ffff_ffff)
+    }
+}
+
+fn request_id(req: &Request) -> Option<String> {
+    match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(c) => c.request_id.clone(),
+        RequestContext::ApiGatewayV2(c) => c.request_id.clone(),
+        _ => None,
+    }
+}
+
+/// The client's address from the request context, never from a header the
+/// client controls. Behind an ALB the context has none, so the address ALB
+/// appended to `X-Forwarded-For` (its last entry) is used.
+pub fn source_ip(req: &Request) -> Option<String> {
+    match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(c) => c.identity.source_ip.clone(),
+        RequestContext::ApiGatewayV2(c) => c.http.source_ip.clone(),
+        RequestContext::Alb(_) => req
+            .headers()
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .map(|s| s.trim().to_string()),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+const PARAMS: &[&str] = &[
+    "query",
+    "q",
+    "text",
+    "mode",
+    "generate_mode",
+    "streaming",
+    "prev",
+    "site",
+    "query_id",
+    "decontextualized_query",
+];
+
+/// Answers one event. Never panics, never fails.
+pub fn respond(state: &State, req: &Request) -> Response<Body> {
+    let started = Instant::now();
+    match catch_unwind(AssertUnwindSafe(|| route(state, req, started))) {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::error!("panic while answering a request");
+            let f = Failure::new(
+                "INTERNAL_ERROR",
+                "the endpoint hit a bug; please retry or report it",
+            );
+            json_response(500, &answer::failure_document(&f, None))
+        }
+    }
+}
+
+fn not_found() -> Response<Body> {
+    Response::builder()
+        .status(404)
+        .header("content-type", "application/json")
+        .body(Body::from(r#"{"message":"Not Found"}"#))
+        .expect("valid response")
+}
+
+fn json_response(status: u16, doc: &serde_json::Value) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .header("cache-control", "no-store")
+        .body(Body::from(doc.to_string()))
+        .expect("valid response")
+}
+
+fn sse_response(body: String) -> Response<Body> {
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(Body::from(body))
+        .expect("valid response")
+}
+
+fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
+    if !state.config.enabled {
+        return not_found();
+    }
+    let path = req.raw_http_path();
+    let path = if path.is_empty() {
+        req.uri().path()
+    } else {
+        path
+    };
+    if path.trim_end_matches('/') != "/ask" {
+        return not_found();
+    }
+    let mut resp = match req.method().as_str() {
+        "OPTIONS" => Response::builder()
+            .status(204)
+            .header("access-control-allow-methods", "GET, POST, OPTIONS")
+            .header("access-control-allow-headers", "content-type, accept")
+            .header("access-control-max-age", "86400")
+            .body(Body::Empty)
+            .expect("valid response"),
+        "GET" | "POST" => ask(state, req, started),
+        _ => {
+            let f = Failure::new(
+                "METHOD_NOT_ALLOWED",
+                format!("{} is not allowed on /ask; use GET or POST", req.method()),
+            );
+            let mut r = json_response(f.status, &answer::failure_document(&f, None));
+            r.headers_mut()
+                .insert("allow", "GET, POST, OPTIONS".parse().expect("header"));
+            r
+        }
+    };
+    add_cors(state, req, &mut resp);
+    let h = resp.headers_mut();
+    h.insert(
+        "ratelimit-policy",
+        format!("\"default\";q={};w=60", state.config.rate_limit_per_minute)
+            .parse()
+            .expect("header"),
+    );
+    let total = started.elapsed().as_secs_f64() * 1e3;
+    if !h.contains_key("server-timing") {
+        h.insert(
+            "server-timing",
+            format!("total;dur={total:.3}").parse().expect("header"),
+        );
+    }
+    resp
+}
+
+fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
+    let origins = &state.config.cors_allow_origins;
+    let h = resp.headers_mut();
+    let allow = if origins.iter().any(|o| o == "*") {
+        Some("*".to_string())
+    } else {
+        req.headers()
+            .get("origin")
+            .and_then(|o| o.to_str().ok())
+            .filter(|o| origins.iter().any(|a| a == o))
+            .map(str::to_string)
+    };
+    if let Some(a) = allow {
+        if a != "*" {
+            h.insert("vary", "Origin".parse().expect("header"));
+        }
+        if let Ok(v) = a.parse() {
+            h.insert("access-control-allow-origin", v);
+        }
+    }
+    h.insert(
+        "access-control-expose-headers",
+        "RateLimit, RateLimit-Policy, Retry-After, Server-Timing"
+            .parse()
+            .expect("header"),
+    );
+}
+
+fn ask(state: &State, req: &Request, started: Instant) -> Response<Body> {
+    let key = ClientKey::from_ip(source_ip(req).as_deref());
+    let decision = {
+        let mut limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
+        limiter.check(key, (state.clock)())
+    };
+    let ratelimit = format!(
+        "\"default\";r={};t={}",
+        decision.remaining, decision.reset_secs
+    );
+    let mut resp = if decision.allowed {
+        answer_request(state, req, started)
+    } else {
+        let f = Failure::new(
+            "RATE_LIMITED",
+            format!(
+                "too many requests from this address; retry in {} s",
+                decision.retry_after_secs
+            ),
+        );
+        let mut r = json_response(429, &answer::failure_document(&f, None));
+        r.headers_mut().insert(
+            "retry-after",
+            decision
+                .retry_after_secs
+                .to_string()
+                .parse()
+                .expect("header"),
+        );
+        r
+    };
+    resp.headers_mut()
+        .insert("ratelimit", ratelimit.parse().expect("header"));
+    resp
+}
+
+fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Body> {
+    let params: Vec<(String, String)> = req
+        .query_string_parameters_ref()
+        .map(|q| {
+            PARAMS
+                .iter()
+                .filter_map(|k| q.first(k).map(|v| (k.to_string(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let accept = req.headers().get("accept").and_then(|v| v.to_str().ok());
+    let raw = RawRequest {
+        params,
+        accept,
+        body: req.body().as_ref(),
+    };
+    let parsed = match protocol::parse(&raw, &state.config) {
+        Ok(p) => p,
+        Err(f) => {
+            tracing::info!(code = f.code, status = f.status, "rejected request");
+            return json_response(f.status, &answer::failure_document(&f, None));
+        }
+    };
+    let query_id = parsed
+        .query_id
+        .clone()
+        .unwrap_or_else(|| state.new_query_id(req));
+    let t = Instant::now();
+    let result = answer::answer(
+        &state.index,
+        &state.analyzer,
+        &parsed,
+        &state.base_url,
+        state.config.top_k,
+    );
+    let search_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut resp = match (&result, parsed.streaming) {
+        (Ok(a), false) => json_response(200, &answer::answer_document(a, &query_id)),
+        (Ok(a), true) => sse_response(answer::answer_stream(a, &query_id)),
+        (Err(f), false) => json_response(f.status, &answer::failure_document(f, Some(&query_id))),
+        (Err(f), true) => sse_response(answer::failure_stream(f, &query_id)),
+    };
+    let total = started.elapsed().as_secs_f64() * 1e3;
+    tracing::info!(
+        query_id = %query_id,
+        mode = parsed.mode.as_str(),
+        streaming = parsed.streaming,
+        results = result.as_ref().map(|a| a.items.len()).unwrap_or(0),
+        search_ms,
+        total_ms = total,
+        "answered"
+    );
+    resp.headers_mut().insert(
+        "server-timing",
+        format!("search;dur={search_ms:.3}, total;dur={total:.3}")
+            .parse()
+            .expect("header"),
+    );
+    resp
+}

@@ -1,0 +1,273 @@
+//! Replays every saved event in `events/` through the real handler, with the
+//! index of this project's own docs, and checks each response against the
+//! table in `events/README.md` (status, content type, failure code). SSE
+//! bodies are read with the parser in `tests/support/sse.rs`, written apart
+//! from the writer.
+
+mod support;
+
+use std::path::Path;
+
+use lambda_http::{Body, Response};
+use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::handler::{State, respond};
+use serde_json::Value;
+use support::sse;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn docs_index() -> ask_index::Index {
+    let files = build_index::read_mdx_files(&repo().join("docs/content/docs"), &|_, _| {
+        indicatif::ProgressBar::hidden()
+    })
+    .expect("docs/content/docs");
+    let corpus = build_index::corpus::pages(&files);
+    assert!(corpus.skipped.is_empty(), "{:?}", corpus.skipped);
+    let opts = ask_index::BuildOptions {
+        docs_base_url: "https://nlweb-ask.example.com/docs".into(),
+        weights: ask_index::Weights::DOCS,
+        source: "mdx".into(),
+        corpus_fingerprint: "test".into(),
+        built_at_unix: 0,
+    };
+    ask_index::build(&corpus.pages, &opts, &ask_index::Analyzer::new()).unwrap()
+}
+
+fn state(enabled: bool) -> State {
+    let env = move |k: &str| match k {
+        "ASK_ENABLED" => Some(enabled.to_string()),
+        "ASK_INDEX" => Some("unused-in-tests.idx".into()),
+        _ => None,
+    };
+    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
+    State::with_clock(config, docs_index(), Box::new(|| 0.0))
+}
+
+fn event(name: &str) -> lambda_http::Request {
+    let text = std::fs::read_to_string(repo().join("events").join(name)).unwrap();
+    lambda_http::request::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn header<'a>(r: &'a Response<Body>, name: &str) -> Option<&'a str> {
+    r.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn body_text(r: &Response<Body>) -> String {
+    String::from_utf8(r.body().as_ref().to_vec()).unwrap()
+}
+
+/// Rows of the table in events/README.md: (file, status, kind, code).
+fn expectations() -> Vec<(String, u16, String, Option<String>)> {
+    let readme = std::fs::read_to_string(repo().join("events/README.md")).unwrap();
+    let rows: Vec<_> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.contains(".json`"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_string())
+                .collect();
+            // | file | source | method | what | status | content-type | code |
+            let code = cells[7]
+                .trim_matches('`')
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let code = code.trim_matches('`').to_string();
+            (
+                cells[1].clone(),
+                cells[5].parse().unwrap(),
+                cells[6].clone(),
+                Some(code).filter(|c| {
+                    c.chars().all(|x| x.is_ascii_uppercase() || x == '_') && !c.is_empty()
+                }),
+            )
+        })
+        .collect();
+    rows
+}
+
+#[test]
+fn every_event_in_the_folder_is_in_the_table() {
+    let listed: Vec<String> = expectations().into_iter().map(|r| r.0).collect();
+    for e in std::fs::read_dir(repo().join("events")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        if name.ends_with(".json") {
+            assert!(
+                listed.contains(&name),
+                "{name} has no row in events/README.md"
+            );
+        }
+    }
+    assert!(listed.len() >= 25);
+}
+
+#[test]
+fn replays_every_saved_event() {
+    let state = state(true);
+    for (file, status, kind, code) in expectations() {
+        let resp = respond(&state, &event(&file));
+        assert_eq!(
+            resp.status().as_u16(),
+            status,
+            "{file}: {}",
+            body_text(&resp)
+        );
+        let ct = header(&resp, "content-type").unwrap_or("");
+        match kind.as_str() {
+            "SSE" => {
+                assert_eq!(ct, "text/event-stream", "{file}");
+                assert_eq!(header(&resp, "cache-control"), Some("no-cache"), "{file}");
+                let events =
+                    sse::parse(&body_text(&resp)).unwrap_or_else(|e| panic!("{file}: {e}"));
+                sse::check_answer_stream(&events).unwrap_or_else(|e| panic!("{file}: {e}"));
+            }
+            "JSON" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                if status == 404 {
+                    assert_eq!(doc, serde_json::json!({"message": "Not Found"}), "{file}");
+                    continue;
+                }
+                assert!(doc.get("meta").is_none(), "{file}: top-level meta");
+                assert_eq!(doc["_meta"]["version"], "0.55", "{file}");
+                match &code {
+                    Some(code) => {
+                        assert_eq!(doc["_meta"]["response_type"], "failure", "{file}");
+                        assert_eq!(doc["error"]["code"], code.as_str(), "{file}");
+                        assert!(
+                            doc["error"]["message"]
+                                .as_str()
+                                .is_some_and(|m| !m.is_empty())
+                        );
+                    }
+                    None => {
+                        assert_eq!(doc["_meta"]["response_type"], "answer", "{file}: {doc}");
+                        let results = doc["results"].as_array().unwrap();
+                        assert!(!results.is_empty(), "{file}");
+                        for item in results {
+                            assert!(item["@type"].is_string(), "{file}");
+                            assert!(item["schema_object"].is_object(), "{file}");
+                        }
+                    }
+                }
+            }
+            _ => {
+                assert!(resp.body().is_empty(), "{file}");
+                assert!(
+                    header(&resp, "access-control-allow-origin").is_some(),
+                    "{file}"
+                );
+            }
+        }
+        if status != 404 {
+            assert!(header(&resp, "ratelimit-policy").is_some(), "{file}");
+            assert_eq!(
+                header(&resp, "access-control-allow-origin"),
+                Some("*"),
+                "{file}"
+            );
+            assert!(header(&resp, "server-timing").is_some(), "{file}");
+        }
+    }
+}
+
+#[test]
+fn disabled_answers_404_on_every_event() {
+    let state = state(false);
+    for (file, ..) in expectations() {
+        let resp = respond(&state, &event(&file));
+        assert_eq!(resp.status().as_u16(), 404, "{file}");
+        assert_eq!(body_text(&resp), r#"{"message":"Not Found"}"#, "{file}");
+    }
+}
+
+#[test]
+fn the_21st_request_in_a_minute_is_rate_limited() {
+    let state = state(true);
+    for i in 0..20 {
+        let r = respond(&state, &event("http-get-json.json"));
+        assert_eq!(r.status().as_u16(), 200, "request {i}");
+        assert_eq!(
+            header(&r, "ratelimit").unwrap(),
+            format!("\"default\";r={};t={}", 19 - i, (i + 1) * 3)
+        );
+    }
+    let r = respond(&state, &event("http-get-json.json"));
+    assert_eq!(r.status().as_u16(), 429);
+    assert_eq!(header(&r, "retry-after"), Some("3"));
+    assert_eq!(
+        header(&r, "ratelimit-policy"),
+        Some("\"default\";q=20;w=60")
+    );
+    let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(doc["error"]["code"], "RATE_LIMITED");
+    // The spoofed X-Forwarded-For does not move a client to another bucket.
+    let other = respond(&state, &event("http-get-spoofed-xff.json"));
+    assert_eq!(other.status().as_u16(), 200);
+}
+
+#[test]
+fn streamed_items_equal_the_json_results() {
+    let state = state(true);
+    let json = respond(&state, &event("http-post-summarize.json"));
+    let doc: Value = serde_json::from_str(&body_text(&json)).unwrap();
+    let results = doc["results"].as_array().unwrap().clone();
+    assert_eq!(results[0]["@type"], "SearchSummary");
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| r["@type"] == "SearchSummary")
+            .count(),
+        1
+    );
+    let text = results[0]["text"].as_str().unwrap();
+    assert!(!text.is_empty());
+    // The same request, streamed.
+    let mut req = event("http-post-summarize.json");
+    let body = String::from_utf8(req.body().as_ref().to_vec())
+        .unwrap()
+        .replace("\"streaming\":false", "\"streaming\":true");
+    *req.body_mut() = Body::from(body);
+    let resp = respond(&state, &req);
+    let events = sse::parse(&body_text(&resp)).unwrap();
+    let items: Vec<Value> = events
+        .iter()
+        .filter(|e| e.name == "result")
+        .map(|e| e.data["item"].clone())
+        .collect();
+    // Same items; the summary comes last in the stream.
+    let mut expected = results[1..].to_vec();
+    expected.push(results[0].clone());
+    assert_eq!(items, expected);
+}
+
+#[test]
+fn a_follow_up_question_uses_the_previous_one() {
+    let state = state(true);
+    let ask = |body: &str| -> Value {
+        let mut req = event("http-post-v055.json");
+        *req.body_mut() = Body::from(body.to_string());
+        let r = respond(&state, &req);
+        serde_json::from_str(&body_text(&r)).unwrap()
+    };
+    let follow = ask(
+        r#"{"query":{"text":"and how do I configure it?"},"context":{"prev":["what is the rate limit?"]},"prefer":{"streaming":false,"mode":"list"}}"#,
+    );
+    let top = follow["results"][0]["url"].as_str().unwrap().to_string();
+    assert!(
+        top.contains("rate-limit") || top.contains("configuration"),
+        "{top}"
+    );
+    let text = follow["results"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(
+        text.contains("rate_limit_per_minute") || text.contains("rate limit"),
+        "{text}"
+    );
+}
