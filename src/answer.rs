@@ -120,11 +120,6 @@ fn snippet(analyzer: &Analyzer, text: &str, fallback: &str, terms: &[(String, f3
     }
 }
 
-/// The docs site an item belongs to.
-pub fn site(base_url: &str) -> String {
-    base_url.to_string()
-}
-
 /// Runs retrieval and builds the items, or `NO_RESULTS`.
 pub fn answer(
     index: &Index,
@@ -145,7 +140,7 @@ pub fn answer(
         ));
     }
     let terms = weighted_terms(index, analyzer, question);
-    let site = site(base_url);
+    let site = base_url;
     let mut items = Vec::with_capacity(hits.len());
     for h in &hits {
         let s = index.section(h.section);
@@ -190,7 +185,7 @@ pub fn answer(
     let summary = match req.mode {
         Mode::List => None,
         Mode::Summarize | Mode::Generate => {
-            Some(summarize(index, analyzer, &hits, &items, &terms, &site))
+            Some(summarize(index, analyzer, &hits, &items, &terms, site))
         }
     };
     Ok(Answer { items, summary })

@@ -69,6 +69,8 @@ pub struct Config {
     pub max_prev: usize,
     /// Most distinct clients the rate limiter tracks.
     pub max_tracked_clients: usize,
+    /// Path-style S3 addressing (`ASK_S3_FORCE_PATH_STYLE`), for S3-compatible stores.
+    pub s3_force_path_style: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -131,6 +133,7 @@ impl Config {
             max_body_bytes: 64 * 1024,
             max_prev: 10,
             max_tracked_clients: 100_000,
+            s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         if let Some(v) = env("ASK_ENABLED") {
@@ -160,6 +163,9 @@ impl Config {
         }
         if let Some(v) = env("ASK_DEFAULT_STREAMING") {
             c.default_streaming = parse_bool("ASK_DEFAULT_STREAMING", &v)?;
+        }
+        if let Some(v) = env("ASK_S3_FORCE_PATH_STYLE") {
+            c.s3_force_path_style = parse_bool("ASK_S3_FORCE_PATH_STYLE", &v)?;
         }
         if let Some(v) = env("ASK_MAX_QUERY_CHARS") {
             c.max_query_chars = parse_num("ASK_MAX_QUERY_CHARS", &v)?;

@@ -26,15 +26,7 @@ async fn main() -> Result<(), Error> {
     let t = Instant::now();
     let config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
     let state: &'static State = if config.enabled {
-        let s3 = if config.index.starts_with("s3://") {
-            let path_style = std::env::var("ASK_S3_FORCE_PATH_STYLE").is_ok_and(|v| {
-                matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
-            });
-            Some(source::s3_client(path_style).await)
-        } else {
-            None
-        };
-        let (index, timings) = source::load(&config.index, s3.as_ref())
+        let (index, timings) = source::load(&config.index, config.s3_force_path_style)
             .await
             .map_err(|e| {
                 tracing::error!("{e}");

@@ -72,22 +72,13 @@ pub async fn s3_client(path_style: bool) -> aws_sdk_s3::Client {
     )
 }
 
-/// Fetches and decodes the index named by `spec`.
-pub async fn load(
-    spec: &str,
-    s3: Option<&aws_sdk_s3::Client>,
-) -> Result<(Index, LoadTimings), LoadError> {
+/// Fetches and decodes the index named by `spec`; an `s3://` spec is read
+/// with a client configured from the environment.
+pub async fn load(spec: &str, s3_path_style: bool) -> Result<(Index, LoadTimings), LoadError> {
     let t = Instant::now();
     let bytes = if spec.starts_with("s3://") {
         let (bucket, key) = parse_s3(spec).ok_or_else(|| LoadError::Spec(spec.to_string()))?;
-        let owned;
-        let client = match s3 {
-            Some(c) => c,
-            None => {
-                owned = s3_client(false).await;
-                &owned
-            }
-        };
+        let client = s3_client(s3_path_style).await;
         let s3err = |message: String| LoadError::S3 {
             bucket: bucket.clone(),
             key: key.clone(),

@@ -406,7 +406,7 @@ pub fn rfc3339(unix: u64) -> String {
 impl Index {
     /// Number of pages.
     pub fn page_count(&self) -> usize {
-        self.data.section_page_len_pages()
+        self.data.page_spans.len() / 8
     }
 
     /// Number of sections.
@@ -543,10 +543,6 @@ impl IndexData {
             self.term_end.get(i - 1) as usize
         };
         &self.term_text[start..self.term_end.get(i) as usize]
-    }
-
-    fn section_page_len_pages(&self) -> usize {
-        self.page_spans.len() / 8
     }
 
     /// Checks every invariant the accessors rely on, so that a decoded index
