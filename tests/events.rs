@@ -6,34 +6,12 @@
 
 mod support;
 
-use std::path::Path;
-
 use lambda_http::{Body, Response};
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use serde_json::Value;
+use support::docs::{docs_index, repo};
 use support::sse;
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn docs_index() -> ask_index::Index {
-    let files = build_index::read_mdx_files(&repo().join("docs/content/docs"), &|_, _| {
-        indicatif::ProgressBar::hidden()
-    })
-    .expect("docs/content/docs");
-    let corpus = build_index::corpus::pages(&files);
-    assert!(corpus.skipped.is_empty(), "{:?}", corpus.skipped);
-    let opts = ask_index::BuildOptions {
-        docs_base_url: "https://nlweb-ask.example.com/docs".into(),
-        weights: ask_index::Weights::DOCS,
-        source: "mdx".into(),
-        corpus_fingerprint: "test".into(),
-        built_at_unix: 0,
-    };
-    ask_index::build(&corpus.pages, &opts, &ask_index::Analyzer::new()).unwrap()
-}
 
 fn state(enabled: bool) -> State {
     let env = move |k: &str| match k {

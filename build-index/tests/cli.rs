@@ -2,8 +2,10 @@
 //! relevance gates (SciFact nDCG@10, golden questions recall@5), the S3 upload
 //! against a real S3-protocol server on loopback, and the CLI's edges.
 
-#[path = "../../tests/support/moto.rs"]
-mod moto;
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use support::moto;
 
 use std::collections::HashMap;
 use std::io::Write;

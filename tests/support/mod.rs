@@ -1,2 +1,4 @@
+pub mod docs;
+pub mod http;
 pub mod moto;
 pub mod sse;

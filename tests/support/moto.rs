@@ -5,13 +5,11 @@
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// moto checks that a request is signed, not the signature.
-const AUTH: &str = "Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00\r\n";
+const AUTH: &str = "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00";
 
 pub struct Moto {
     child: Child,
@@ -22,10 +20,7 @@ impl Moto {
     /// Starts `moto_server` (or `$MOTO_SERVER`) on 127.0.0.1 and waits until
     /// it answers.
     pub fn start() -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = super::http::free_port();
         let exe = std::env::var("MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
         let child = Command::new(&exe)
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
@@ -72,35 +67,8 @@ impl Moto {
         path: &str,
         body: &[u8],
     ) -> std::io::Result<(u16, Vec<u8>)> {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port))?;
-        s.set_read_timeout(Some(Duration::from_secs(30)))?;
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n{AUTH}\r\n",
-            self.port,
-            body.len()
-        )?;
-        s.write_all(body)?;
-        let mut resp = Vec::new();
-        s.read_to_end(&mut resp)?;
-        let head_end = resp
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .ok_or_else(|| std::io::Error::other("no HTTP header end"))?;
-        let head = String::from_utf8_lossy(&resp[..head_end]).to_string();
-        let status: u16 = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| std::io::Error::other("no status"))?;
-        let mut body = resp[head_end + 4..].to_vec();
-        if head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
-            body = dechunk(&body);
-        }
-        Ok((status, body))
+        let r = super::http::request(self.port, method, path, &[("Authorization", AUTH)], body)?;
+        Ok((r.status, r.body))
     }
 
     /// Sends a request and returns status and body.
@@ -138,22 +106,6 @@ impl Moto {
             String::from_utf8_lossy(&body)
         );
         body
-    }
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let Some(eol) = b.windows(2).position(|w| w == b"\r\n") else {
-            return out;
-        };
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
-        b = &b[eol + 2 + size + 2..];
     }
 }
 

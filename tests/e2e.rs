@@ -1,0 +1,170 @@
+//! End to end: the release `ask` binary under `cargo lambda watch`
+//! (`--only-lambda-apis`: cargo-lambda's Runtime API and function-URL
+//! emulator, with our already-built binary attached), its index fetched at
+//! cold start from a real S3-protocol server (moto) on loopback, spoken to
+//! over HTTP. Needs `cargo lambda` and `moto_server` on PATH
+//! (`scripts/prereqs.sh`).
+
+mod support;
+
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+use support::http::{self, free_port, wait_for_port};
+use support::{docs, moto, sse};
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `cargo lambda watch --only-lambda-apis` on a free port.
+fn emulator() -> (Proc, u16) {
+    let port = free_port();
+    let child = Command::new("cargo")
+        .args([
+            "lambda",
+            "watch",
+            "--only-lambda-apis",
+            "-A",
+            "127.0.0.1",
+            "-P",
+            &port.to_string(),
+        ])
+        .current_dir(docs::repo())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cargo lambda (pip install cargo-lambda; scripts/prereqs.sh does)");
+    let p = Proc(child);
+    wait_for_port(port, "cargo lambda watch");
+    (p, port)
+}
+
+/// The release `ask` binary attached to the emulator on `port`.
+fn ask(port: u16, env: &[(&str, String)]) -> Proc {
+    let child = Command::new(env!("CARGO_BIN_EXE_ask"))
+        .env(
+            "AWS_LAMBDA_RUNTIME_API",
+            format!("http://127.0.0.1:{port}/.rt"),
+        )
+        .env("AWS_LAMBDA_FUNCTION_NAME", "_")
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the ask binary");
+    Proc(child)
+}
+
+fn get(port: u16, path_and_query: &str, headers: &[(&str, &str)]) -> http::Response {
+    http::request(
+        port,
+        "GET",
+        &format!("/lambda-url/_{path_and_query}"),
+        headers,
+        b"",
+    )
+    .unwrap()
+}
+
+#[test]
+fn serves_ask_over_http_with_the_index_from_s3() {
+    let s3 = moto::Moto::start();
+    s3.create_bucket("ask-e2e");
+    s3.put("ask-e2e", "index/docs.idx", &docs::docs_index_bytes());
+    let (_emu, port) = emulator();
+    let mut env = s3.env();
+    env.extend([
+        ("ASK_ENABLED", "true".to_string()),
+        ("ASK_INDEX", "s3://ask-e2e/index/docs.idx".to_string()),
+        ("ASK_RATE_LIMIT_PER_MINUTE", "6".to_string()),
+    ]);
+    let _ask = ask(port, &env);
+
+    // GET, JSON, default mode generate: the SearchSummary comes first.
+    let r = get(
+        port,
+        "/ask?query=how+do+I+configure+the+rate+limit&streaming=false",
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("ratelimit-policy"), Some("\"default\";q=6;w=60"));
+    assert!(
+        r.header("server-timing")
+            .is_some_and(|v| v.contains("search;dur="))
+    );
+    let doc: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(doc["_meta"]["response_type"], "answer");
+    assert_eq!(doc["results"][0]["@type"], "SearchSummary");
+    assert!(
+        doc["results"][1]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://nlweb-ask.example.com/docs/")
+    );
+
+    // GET, SSE by Accept.
+    let r = get(
+        port,
+        "/ask?query=deploy+with+sam",
+        &[("accept", "text/event-stream")],
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let events = sse::parse(&r.text()).unwrap();
+    sse::check_answer_stream(&events).unwrap();
+
+    // 0.55 POST, summarize.
+    let body = br#"{"query":{"text":"what happens when the index checksum is wrong"},"prefer":{"streaming":false,"mode":"summarize"},"meta":{"version":"0.55"}}"#;
+    let r = http::request(
+        port,
+        "POST",
+        "/lambda-url/_/ask",
+        &[("content-type", "application/json")],
+        body,
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let doc: Value = serde_json::from_slice(&r.body).unwrap();
+    let summary = &doc["results"][0];
+    assert_eq!(summary["@type"], "SearchSummary");
+    assert!(!summary["citations"].as_array().unwrap().is_empty());
+
+    // (OPTIONS is answered by cargo-lambda's own CORS layer before it
+    // reaches the function; the preflight is tested in events.rs.)
+
+    // The bucket holds 6; three were used. The 4th to 6th pass, the 7th is 429.
+    for _ in 0..3 {
+        assert_eq!(get(port, "/ask?q=index&streaming=false", &[]).status, 200);
+    }
+    let r = get(port, "/ask?q=index&streaming=false", &[]);
+    assert_eq!(r.status, 429, "{}", r.text());
+    let retry: u32 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=10).contains(&retry));
+    assert!(
+        r.header("ratelimit")
+            .unwrap()
+            .starts_with("\"default\";r=0;")
+    );
+    let doc: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(doc["error"]["code"], "RATE_LIMITED");
+}
+
+#[test]
+fn disabled_function_answers_404_over_http() {
+    let (_emu, port) = emulator();
+    let _ask = ask(port, &[("ASK_ENABLED", "false".to_string())]);
+    for path in ["/ask?query=x", "/", "/anything"] {
+        let r = get(port, path, &[]);
+        assert_eq!(r.status, 404, "{path}");
+        assert_eq!(r.text(), r#"{"message":"Not Found"}"#);
+    }
+}
