@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the tests and the local endpoint need, idempotently, into
-# $ASK_TOOLS (default ~/.cache/nlweb-ask/tools): moto's S3 server and
-# cargo-lambda from PyPI. Source it to get them on PATH.
+# $ASK_TOOLS (default ~/.cache/nlweb-ask/tools): moto's S3 server,
+# cargo-lambda, the SAM CLI and cfn-lint, from PyPI. Source it to get them on PATH.
 set -euo pipefail
 ASK_TOOLS="${ASK_TOOLS:-$HOME/.cache/nlweb-ask/tools}"
-if [ ! -x "$ASK_TOOLS/bin/moto_server" ] || [ ! -x "$ASK_TOOLS/bin/cargo-lambda" ]; then
+need=0
+for tool in moto_server cargo-lambda sam cfn-lint; do
+  [ -x "$ASK_TOOLS/bin/$tool" ] || need=1
+done
+if [ "$need" = 1 ]; then
   python3 -m venv "$ASK_TOOLS"
-  "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check 'moto[server]' cargo-lambda
+  "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check \
+    'moto[server]' cargo-lambda aws-sam-cli cfn-lint
 fi
 export PATH="$ASK_TOOLS/bin:$PATH"
 export MOTO_SERVER="$ASK_TOOLS/bin/moto_server"

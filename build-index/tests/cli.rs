@@ -284,6 +284,10 @@ fn golden_questions_recall_at_5() {
             corpora().join("prefect"),
             repo().join("tests/golden/prefect.jsonl"),
         ),
+        (
+            repo().join("docs/content/docs"),
+            repo().join("tests/golden/nlweb-ask-docs.jsonl"),
+        ),
     ] {
         let r = golden_recall_at_5(&corpus, &golden);
         eprintln!("{}: recall@5 = {r:.3}", golden.display());

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Deploys nlweb-ask to AWS with SAM and publishes the index of the docs.
+#
+#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs scripts/deploy.sh [extra `sam deploy` args]
+#
+# 1. `sam build` (provided.al2023, arm64, through cargo-lambda).
+# 2. If the stack does not exist yet, a first `sam deploy` creates it (and its
+#    index bucket) with the endpoint still off.
+# 3. `build-index` builds the index and uploads it to a new key,
+#    s3://<bucket>/index/<build-id>.idx (read back and checked).
+# 4. `sam deploy` again with IndexKey=<that key>: the function's ASK_INDEX and
+#    its s3:GetObject permission change, so Lambda starts new environments,
+#    and each loads the new index at its cold start. The old key stays in the
+#    bucket: redeploying with the previous IndexKey rolls back.
+# Needs AWS credentials for the target account and region.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
+# shellcheck source=scripts/prereqs.sh
+source scripts/prereqs.sh
+STACK="${STACK:-nlweb-ask}"
+ENABLED="${ENABLED:-true}"
+DOCS="${DOCS:-docs/content/docs}"
+export SAM_CLI_TELEMETRY=0
+
+rustup target add aarch64-unknown-linux-gnu >/dev/null
+sam build
+
+outputs() {
+  sam list stack-outputs --stack-name "$STACK" --output json 2>/dev/null || true
+}
+output() {
+  python3 -c 'import json,sys
+for o in json.load(sys.stdin):
+    if o["OutputKey"] == sys.argv[1]: print(o["OutputValue"])' "$1"
+}
+if [ -z "$(outputs)" ]; then
+  echo "deploy: stack $STACK does not exist yet; creating it with the endpoint off"
+  sam deploy --stack-name "$STACK" --no-confirm-changeset --parameter-overrides Enabled=false "$@"
+fi
+bucket=$(outputs | output IndexBucket)
+[ -n "$bucket" ] || { echo "deploy: no IndexBucket output on stack $STACK" >&2; exit 1; }
+
+cargo build --release --locked -p build-index
+idx="$CARGO_TARGET_DIR/ask-index.idx"
+summary=$("$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" --out "$idx")
+echo "$summary"
+build_id=$(sed -n 's/.*build id \([0-9a-f]*\).*/\1/p' <<<"$summary")
+key="index/$build_id.idx"
+"$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" --upload "s3://$bucket/$key"
+
+sam deploy --stack-name "$STACK" --parameter-overrides "Enabled=$ENABLED" "IndexKey=$key" "$@"
+echo "deploy: /ask at $(outputs | output AskEndpoint), index s3://$bucket/$key"
