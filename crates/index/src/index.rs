@@ -11,7 +11,7 @@
 //! precomputed BM25 term-frequency factors ("impacts"). A query then costs one
 //! multiply-add per posting of each query term.
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -419,6 +419,11 @@ impl Index {
         self.data.term_end.len()
     }
 
+    /// The page of section `i`; panics if out of range.
+    pub fn section_page(&self, i: u32) -> u32 {
+        self.data.section_page.get(i as usize)
+    }
+
     /// Page `i`; panics if out of range.
     pub fn page(&self, i: u32) -> Page<'_> {
         let d = &self.data;
@@ -482,52 +487,164 @@ impl Index {
         if k == 0 || terms.is_empty() {
             return Vec::new();
         }
-        let mut scores = vec![0f32; d.section_page.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        for (term, weight) in terms {
-            let Some(id) = self.term_id(term) else {
-                continue;
-            };
-            let id = id as usize;
-            let idf = d.term_idf.get(id) * weight;
-            let start = if id == 0 {
-                0
-            } else {
-                d.term_postings_end.get(id - 1) as usize
-            };
-            let end = d.term_postings_end.get(id) as usize;
-            for (s, imp) in d
-                .postings_section
-                .iter_range(start, end)
-                .zip(d.postings_impact.iter_range(start, end))
-            {
-                let slot = &mut scores[s as usize];
-                if *slot == 0.0 {
-                    touched.push(s);
-                }
-                *slot += idf * imp;
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch { scores, touched } = &mut *scratch;
+            if scores.len() < d.section_page.len() {
+                scores.resize(d.section_page.len(), 0.0);
             }
-        }
-        let mut hits: Vec<Hit> = touched
-            .into_iter()
-            .map(|s| Hit {
-                section: s,
-                score: scores[s as usize],
-            })
-            .filter(|h| h.score > 0.0)
-            .collect();
-        let cmp = |a: &Hit, b: &Hit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.section.cmp(&b.section))
-        };
-        if hits.len() > k {
-            hits.select_nth_unstable_by(k - 1, cmp);
-            hits.truncate(k);
-        }
-        hits.sort_unstable_by(cmp);
-        hits
+            touched.clear();
+            let n = d.section_page.len();
+            // Resolve terms and postings ranges first.
+            let lists: Vec<(f32, usize, usize)> = terms
+                .iter()
+                .filter_map(|(term, weight)| {
+                    let id = self.term_id(term)? as usize;
+                    let start = if id == 0 {
+                        0
+                    } else {
+                        d.term_postings_end.get(id - 1) as usize
+                    };
+                    let end = d.term_postings_end.get(id) as usize;
+                    Some((d.term_idf.get(id) * weight, start, end))
+                })
+                .collect();
+            let total: usize = lists.iter().map(|(_, a, b)| b - a).sum();
+            // Many postings: accumulate without bookkeeping and scan every
+            // section. Few: remember which sections were touched.
+            let dense = total * 4 >= n;
+            for &(idf, start, end) in &lists {
+                let ids = d.postings_section.iter_range(start, end);
+                let imps = d.postings_impact.iter_range(start, end);
+                if dense {
+                    for (s, imp) in ids.zip(imps) {
+                        scores[s as usize] += idf * imp;
+                    }
+                } else {
+                    for (s, imp) in ids.zip(imps) {
+                        let slot = &mut scores[s as usize];
+                        if *slot == 0.0 {
+                            touched.push(s);
+                        }
+                        *slot += idf * imp;
+                    }
+                }
+            }
+            // Top k by (score desc, section asc) in a min-heap whose root is
+            // the current k-th best; most sections fail that one comparison.
+            // Scores go back to zero for the next query.
+            let mut top = TopK::new(k);
+            if dense {
+                // Blocks of 16: a vectorised maximum skips every block that
+                // cannot enter the top k, then the block is zeroed.
+                const BLOCK: usize = 16;
+                for (b, block) in scores[..n].chunks_mut(BLOCK).enumerate() {
+                    let max = block.iter().fold(0f32, |m, &x| if x > m { x } else { m });
+                    if max > 0.0 && max >= top.threshold {
+                        for (i, &score) in block.iter().enumerate() {
+                            top.consider((b * BLOCK + i) as u32, score);
+                        }
+                    }
+                    block.fill(0.0);
+                }
+            } else {
+                for &s in touched.iter() {
+                    let score = std::mem::take(&mut scores[s as usize]);
+                    top.consider(s, score);
+                }
+            }
+            let mut top: Vec<Hit> = top.heap.into_iter().map(|w| w.0).collect();
+            top.sort_unstable_by(|a, b| {
+                if ranks_before(a, b) {
+                    std::cmp::Ordering::Less
+                } else {
+                    std::cmp::Ordering::Greater
+                }
+            });
+            top
+        })
     }
+}
+
+/// The best `k` hits seen so far.
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Worst>,
+    /// Once the heap is full, the k-th best score: nearly every section
+    /// fails one well-predicted comparison with it.
+    threshold: f32,
+}
+
+impl TopK {
+    fn new(k: usize) -> TopK {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+            threshold: 0.0,
+        }
+    }
+
+    #[inline]
+    fn consider(&mut self, section: u32, score: f32) {
+        if score < self.threshold || score <= 0.0 {
+            return;
+        }
+        let hit = Hit { section, score };
+        if self.heap.len() == self.k {
+            if !ranks_before(&hit, &self.heap.peek().expect("k > 0").0) {
+                return;
+            }
+            self.heap.pop();
+        }
+        self.heap.push(Worst(hit));
+        if self.heap.len() == self.k {
+            self.threshold = self.heap.peek().expect("k > 0").0.score;
+        }
+    }
+}
+
+/// Heap order that puts the worst-ranked hit at the top of a max-heap.
+struct Worst(Hit);
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.section == other.0.section && self.0.score == other.0.score
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Greater = ranks later.
+        if self.0.section == other.0.section {
+            std::cmp::Ordering::Equal
+        } else if ranks_before(&self.0, &other.0) {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Greater
+        }
+    }
+}
+
+/// Best first: higher score, then lower section id.
+fn ranks_before(a: &Hit, b: &Hit) -> bool {
+    a.score > b.score || (a.score == b.score && a.section < b.section)
+}
+
+/// Per-thread buffers reused across queries: a dense score accumulator
+/// (all zero between queries) and the sections it touched.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<f32>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 impl IndexData {

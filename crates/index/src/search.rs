@@ -56,14 +56,20 @@ pub fn retrieve(
     k: usize,
 ) -> Vec<Hit> {
     let terms = query_terms(analyzer, query, prev);
-    let candidates = index.search_terms(&terms, k.saturating_mul(4).saturating_add(8));
+    // Only pages with several sections need extra candidates to diversify.
+    let pool = if index.section_count() == index.page_count() {
+        k
+    } else {
+        k.saturating_mul(4).saturating_add(8)
+    };
+    let candidates = index.search_terms(&terms, pool);
     let mut per_page: Vec<(u32, usize)> = Vec::new();
     let mut out = Vec::with_capacity(k);
     for h in candidates {
         if out.len() == k {
             break;
         }
-        let page = index.section(h.section).page;
+        let page = index.section_page(h.section);
         match per_page.iter_mut().find(|(p, _)| *p == page) {
             Some((_, n)) if *n >= MAX_PER_PAGE => continue,
             Some((_, n)) => *n += 1,

@@ -56,7 +56,9 @@ fn pages() -> impl Strategy<Value = Vec<PageInput>> {
             description: String::new(),
             sections,
         });
-    prop::collection::vec(page, 1..8)
+    // Up to ~160 sections: rare query terms take the sparse scoring path,
+    // common ones the dense one.
+    prop::collection::vec(page, 1..40)
 }
 
 fn opts() -> BuildOptions {
