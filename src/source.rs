@@ -96,14 +96,13 @@ pub async fn load(spec: &str, s3_path_style: bool) -> Result<(Index, LoadTimings
             .await
             .map_err(|e| s3err(e.to_string()))?
             .into_bytes()
-            .to_vec()
     } else if spec.trim().is_empty() {
         return Err(LoadError::Spec(spec.to_string()));
     } else {
-        std::fs::read(spec).map_err(|source| LoadError::File {
+        bytes::Bytes::from(std::fs::read(spec).map_err(|source| LoadError::File {
             path: spec.to_string(),
             source,
-        })?
+        })?)
     };
     let fetch_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();

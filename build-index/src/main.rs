@@ -191,10 +191,11 @@ fn build(args: BuildArgs) -> Result<()> {
         .chain(args.upload.iter().cloned())
         .collect();
     println!(
-        "built {} pages, {} sections, {} terms, {} bytes in {:.2} s, build id {} -> {}",
+        "built {} pages, {} sections, {} terms, {} postings, {} bytes in {:.2} s, build id {} -> {}",
         m.pages,
         m.sections,
         m.terms,
+        m.postings,
         bytes.len(),
         started.elapsed().as_secs_f64(),
         m.build_id,

@@ -241,15 +241,31 @@ pub fn section_terms(
     (tf, len)
 }
 
+/// All stored text in one string. Long strings are stored once however
+/// often they occur (a fragment inlined into many pages), and spans share them.
+#[derive(Default)]
 struct StringBlob {
     s: String,
+    seen: HashMap<String, (usize, usize)>,
 }
+
+/// Strings at least this long are looked up before being stored again.
+const DEDUP_MIN_BYTES: usize = 64;
 
 impl StringBlob {
     fn push(&mut self, v: &str, spans: &mut U32s) -> Result<()> {
-        let start = self.s.len();
-        self.s.push_str(v);
-        let end = self.s.len();
+        let (start, end) = match self.seen.get(v) {
+            Some(&span) => span,
+            None => {
+                let start = self.s.len();
+                self.s.push_str(v);
+                let end = self.s.len();
+                if v.len() >= DEDUP_MIN_BYTES {
+                    self.seen.insert(v.to_string(), (start, end));
+                }
+                (start, end)
+            }
+        };
         let (start, end) = (
             u32::try_from(start).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
             u32::try_from(end).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
@@ -262,7 +278,7 @@ impl StringBlob {
 
 /// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
 pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
-    let mut blob = StringBlob { s: String::new() };
+    let mut blob = StringBlob::default();
     let mut page_spans = U32s::new();
     let mut section_page = U32s::new();
     let mut section_level = Vec::new();
