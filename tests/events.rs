@@ -249,3 +249,34 @@ fn a_follow_up_question_uses_the_previous_one() {
         "{text}"
     );
 }
+
+#[test]
+fn a_panic_while_answering_is_an_internal_error_and_the_next_request_is_served() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = |k: &str| match k {
+        "ASK_ENABLED" => Some("true".to_string()),
+        "ASK_INDEX" => Some("unused-in-tests.idx".into()),
+        _ => None,
+    };
+    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
+    // The injected clock panics once, inside the rate limiter's critical
+    // section: the worst place, since it also poisons the limiter's lock.
+    let first = AtomicBool::new(true);
+    let state = State::with_clock(
+        config,
+        docs_index(),
+        Box::new(move || {
+            if first.swap(false, Ordering::SeqCst) {
+                panic!("injected failure");
+            }
+            0.0
+        }),
+    );
+    let r = respond(&state, &event("http-get-json.json"));
+    assert_eq!(r.status().as_u16(), 500);
+    let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(doc["_meta"]["response_type"], "failure");
+    assert_eq!(doc["error"]["code"], "INTERNAL_ERROR");
+    let r = respond(&state, &event("http-get-json.json"));
+    assert_eq!(r.status().as_u16(), 200, "{}", body_text(&r));
+}

@@ -18,6 +18,7 @@ fn bench(c: &mut Criterion) {
         let parser = peer.parser();
         let queries = common::queries(name, &pages);
         assert!(queries.len() >= 100, "{name}: {} queries", queries.len());
+        println!("queries {name} {}", queries.len());
         let analyzer = Analyzer::new();
         // Both engines must answer nearly every query, or the bench is broken.
         let answered = queries
@@ -37,6 +38,24 @@ fn bench(c: &mut Criterion) {
             "{name}: tantivy answered {answered}"
         );
 
+        if name == "beir-scifact" {
+            // Equal or better relevance is part of the comparison.
+            let ours_ndcg = common::scifact_ndcg(&pages, &|q| {
+                search::retrieve(&ours, &analyzer, q, &[], 10)
+                    .iter()
+                    .map(|h| ours.section_page(h.section) as usize)
+                    .collect()
+            });
+            let peer_ndcg = common::scifact_ndcg(&pages, &|q| {
+                peer.search_sections(&parser, q, 10)
+                    .into_iter()
+                    .map(|s| s as usize)
+                    .collect()
+            });
+            println!("scifact nDCG@10: ours {ours_ndcg:.4}, tantivy {peer_ndcg:.4}");
+            assert!(ours_ndcg >= 0.68, "ours {ours_ndcg}");
+            assert!(peer_ndcg >= 0.6, "tantivy {peer_ndcg}: peer misconfigured");
+        }
         let mut g = c.benchmark_group(format!("search/{name}"));
         g.throughput(Throughput::Elements(queries.len() as u64));
         g.bench_function("ours", |b| {

@@ -94,6 +94,7 @@ pub struct Peer {
     pub index: tantivy::Index,
     pub reader: tantivy::IndexReader,
     pub field: Field,
+    pub id: Field,
 }
 
 pub fn peer_schema() -> (Schema, Field, Field) {
@@ -132,6 +133,7 @@ pub fn peer_build(pages: &[PageInput]) -> Peer {
         index,
         reader,
         field: body,
+        id,
     }
 }
 
@@ -146,7 +148,71 @@ impl Peer {
         top.len()
     }
 
+    /// Top-k section numbers (in `pages` order) for a query.
+    pub fn search_sections(&self, parser: &QueryParser, q: &str, k: usize) -> Vec<u64> {
+        use tantivy::schema::Value;
+        let searcher = self.reader.searcher();
+        let (query, _) = parser.parse_query_lenient(q);
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(k).order_by_score())
+            .unwrap();
+        top.into_iter()
+            .map(|(_, addr)| {
+                let doc: tantivy::TantivyDocument = searcher.doc(addr).unwrap();
+                doc.get_first(self.id).and_then(|v| v.as_u64()).unwrap()
+            })
+            .collect()
+    }
+
     pub fn parser(&self) -> QueryParser {
         QueryParser::for_index(&self.index, vec![self.field])
     }
+}
+
+/// SciFact nDCG@10 (trec_eval definition) of a ranking function that returns
+/// page (document) positions for a query text.
+pub fn scifact_ndcg(pages: &[PageInput], rank: &dyn Fn(&str) -> Vec<usize>) -> f64 {
+    let root = corpora().join("beir-scifact");
+    let mut qrels: std::collections::HashMap<String, std::collections::HashMap<String, u32>> =
+        Default::default();
+    for line in std::fs::read_to_string(root.join("qrels/test.tsv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        qrels
+            .entry(f[0].to_string())
+            .or_default()
+            .insert(f[1].to_string(), f[2].parse().unwrap());
+    }
+    let mut total = 0.0;
+    let mut n = 0;
+    for line in std::fs::read_to_string(root.join("queries.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(rel) = qrels.get(v["_id"].as_str().unwrap()) else {
+            continue;
+        };
+        let ranked = rank(v["text"].as_str().unwrap());
+        let dcg: f64 = ranked
+            .iter()
+            .take(10)
+            .enumerate()
+            .map(|(i, &p)| *rel.get(&pages[p].path).unwrap_or(&0) as f64 / ((i + 2) as f64).log2())
+            .sum();
+        let mut ideal: Vec<u32> = rel.values().copied().collect();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let idcg: f64 = ideal
+            .iter()
+            .take(10)
+            .enumerate()
+            .map(|(i, &g)| g as f64 / ((i + 2) as f64).log2())
+            .sum();
+        total += dcg / idcg;
+        n += 1;
+    }
+    total / n as f64
 }
