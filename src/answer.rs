@@ -77,6 +77,14 @@ fn is_prose(s: &str) -> bool {
     words >= 4 && letters * 10 >= s.chars().count() * 8
 }
 
+/// A sentence fit for a summary: prose, not a table cell or heading-like
+/// fragment (short and unpunctuated), not a wall of text.
+fn is_summary_sentence(s: &str) -> bool {
+    let words = s.split_whitespace().count();
+    let punctuated = s.ends_with(['.', '!', '?', ':']);
+    is_prose(s) && s.chars().count() <= 400 && words >= 6 && (punctuated || words >= 12)
+}
+
 fn sentence_score(analyzer: &Analyzer, s: &str, terms: &[(String, f32)]) -> f32 {
     let toks = analyzer.analyze(s);
     terms
@@ -102,11 +110,21 @@ fn truncate_chars(s: &str, n: usize) -> String {
 
 /// A short, query-relevant snippet of a section.
 fn snippet(analyzer: &Analyzer, text: &str, fallback: &str, terms: &[(String, f32)]) -> String {
-    let best = sentences(text)
+    // The best-matching prose sentence; a matching code line only if no
+    // prose sentence matches.
+    let scored: Vec<(f32, bool, &str)> = sentences(text)
         .into_iter()
-        .map(|s| (sentence_score(analyzer, s, terms), s))
-        .filter(|(score, _)| *score > 0.0)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+        .map(|s| (sentence_score(analyzer, s, terms), is_prose(s), s))
+        .filter(|(score, _, _)| *score > 0.0)
+        .collect();
+    let best = scored
+        .iter()
+        .copied()
+        .reduce(|best, c| {
+            let better = (c.1, c.0) > (best.1, best.0);
+            if better { c } else { best }
+        })
+        .map(|(score, _, s)| (score, s));
     match best {
         Some((_, s)) => truncate_chars(
             &s.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -205,7 +223,7 @@ fn summarize(
     for (rank, h) in hits.iter().take(SUMMARY_SECTIONS).enumerate() {
         let s = index.section(h.section);
         for (pos, sent) in sentences(s.text).into_iter().enumerate() {
-            if !is_prose(sent) || sent.chars().count() > 400 {
+            if !is_summary_sentence(sent) {
                 continue;
             }
             // Earlier-ranked sections and earlier sentences win ties.
@@ -390,6 +408,15 @@ mod tests {
             sentences("One two. Three four? v1.2 stays\n\nNew para"),
             vec!["One two.", "Three four?", "v1.2 stays", "New para"]
         );
+    }
+
+    #[test]
+    fn summary_sentences() {
+        assert!(is_summary_sentence(
+            "Each client IP gets a token bucket of twenty tokens."
+        ));
+        assert!(!is_summary_sentence("limit value what happens beyond it"));
+        assert!(!is_summary_sentence("Run it."));
     }
 
     #[test]
