@@ -168,3 +168,42 @@ fn disabled_function_answers_404_over_http() {
         assert_eq!(r.text(), r#"{"message":"Not Found"}"#);
     }
 }
+
+#[test]
+fn every_saved_event_works_with_cargo_lambda_invoke() {
+    let index = std::env::temp_dir().join(format!("ask-e2e-{}.idx", std::process::id()));
+    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
+    let (_emu, port) = emulator();
+    let _ask = ask(
+        port,
+        &[
+            ("ASK_ENABLED", "true".to_string()),
+            ("ASK_INDEX", index.display().to_string()),
+        ],
+    );
+    for (file, status, ..) in support::event_table::expectations() {
+        let out = Command::new("cargo")
+            .args([
+                "lambda",
+                "invoke",
+                "_",
+                "-A",
+                "127.0.0.1",
+                "-P",
+                &port.to_string(),
+                "--data-file",
+            ])
+            .arg(docs::repo().join("events").join(&file))
+            .current_dir(docs::repo())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(v["statusCode"], status, "{file}");
+    }
+}
