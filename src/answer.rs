@@ -77,12 +77,12 @@ fn is_prose(s: &str) -> bool {
     words >= 4 && letters * 10 >= s.chars().count() * 8
 }
 
-/// A sentence fit for a summary: prose, not a table cell or heading-like
-/// fragment (short and unpunctuated), not a wall of text.
+/// A sentence fit for a summary: punctuated prose of six words or more, not
+/// a table row, list fragment or heading, not a wall of text.
 fn is_summary_sentence(s: &str) -> bool {
     let words = s.split_whitespace().count();
-    let punctuated = s.ends_with(['.', '!', '?', ':']);
-    is_prose(s) && s.chars().count() <= 400 && words >= 6 && (punctuated || words >= 12)
+    let punctuated = s.ends_with(['.', '!', '?']);
+    is_prose(s) && s.chars().count() <= 400 && words >= 6 && punctuated
 }
 
 fn sentence_score(analyzer: &Analyzer, s: &str, terms: &[(String, f32)]) -> f32 {
@@ -417,6 +417,9 @@ mod tests {
         ));
         assert!(!is_summary_sentence("limit value what happens beyond it"));
         assert!(!is_summary_sentence("Run it."));
+        assert!(!is_summary_sentence(
+            "Clients tracked by the rate limiter 100,000 the least recently active generation of buckets is dropped"
+        ));
     }
 
     #[test]
