@@ -135,8 +135,11 @@ pub struct Index {
 /// The payload: flat arrays only.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct IndexData {
-    /// All stored text, concatenated.
-    pub strings: String,
+    /// All stored text, concatenated (UTF-8). Encoded exactly like a
+    /// `String`, but decoded without a validation pass over all of it:
+    /// each span is checked when it is read.
+    #[serde(with = "serde_bytes")]
+    pub strings: Vec<u8>,
     /// Per page: path, route, title, description spans (8 values a page).
     pub page_spans: U32s,
     /// Per section: its page.
@@ -352,7 +355,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     }
 
     let data = IndexData {
-        strings: blob.s,
+        strings: blob.s.into_bytes(),
         page_spans,
         section_page,
         section_level,
@@ -666,7 +669,9 @@ thread_local! {
 impl IndexData {
     fn span<'a>(&'a self, spans: &U32s, i: usize) -> &'a str {
         let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
-        &self.strings[a..b]
+        // Spans are in bounds (validated at load); text that is not UTF-8
+        // can only come from a corrupted file that kept a valid checksum.
+        std::str::from_utf8(&self.strings[a..b]).unwrap_or("")
     }
 
     fn term(&self, i: usize) -> &str {
@@ -707,7 +712,7 @@ impl IndexData {
         let check_spans = |spans: &U32s| -> bool {
             (0..spans.len() / 2).all(|i| {
                 let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
-                a <= b && self.strings.get(a..b).is_some()
+                a <= b && b <= self.strings.len()
             })
         };
         if !check_spans(&self.page_spans) || !check_spans(&self.section_spans) {
@@ -746,11 +751,9 @@ impl IndexData {
         if prev != n_postings {
             return bad("postings length");
         }
-        if self
-            .postings_section
-            .iter()
-            .any(|s| s as usize >= n_sections)
-        {
+        // A max over all ids vectorises; an early-exit search would not.
+        let max_section = self.postings_section.iter().fold(0u32, u32::max);
+        if n_postings > 0 && max_section as usize >= n_sections {
             return bad("a posting points past the last section");
         }
         if meta.pages as usize != n_pages
