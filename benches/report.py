@@ -170,7 +170,7 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     for name, j in cold.items():
         goal = 2 * j["index_bytes"] / 1e6 + 30
         rss = j["peak_rss_kb"] / 1024
-        L.append(f"| {name} | {j['index_bytes']:,} | {j['cold_ms_median']:.1f} | +{j['cold_ms_median'] - base:.1f} | "
+        L.append(f"| {name} | {j['index_bytes']:,} | {j['cold_ms_median']:.1f} | {j['cold_ms_median'] - base:+.1f} | "
                  f"{rss:.1f} | {goal:.1f} ({'met' if rss <= goal else 'missed'}) |")
     L.append("\nGoal: the largest corpus adds ≤ 30 ms over the smallest (S3 fetch included, loopback).\n")
 
