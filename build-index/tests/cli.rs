@@ -5,9 +5,8 @@
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
-use support::moto;
+use support::{moto, scifact};
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -154,36 +153,6 @@ fn amplify_pages_carry_their_imported_fragments() {
     );
 }
 
-/// nDCG@10 with trec_eval's definition (gains from qrels, ideal from qrels).
-fn ndcg_at_10(runs: &[serde_json::Value], qrels: &HashMap<String, HashMap<String, u32>>) -> f64 {
-    let mut total = 0.0;
-    for (qid, rel) in qrels {
-        let hits = runs
-            .iter()
-            .find(|r| r["query_id"].as_str() == Some(qid))
-            .map(|r| r["hits"].as_array().unwrap().clone())
-            .unwrap_or_default();
-        let dcg: f64 = hits
-            .iter()
-            .take(10)
-            .enumerate()
-            .map(|(i, h)| {
-                *rel.get(h["id"].as_str().unwrap()).unwrap_or(&0) as f64 / ((i + 2) as f64).log2()
-            })
-            .sum();
-        let mut ideal: Vec<u32> = rel.values().copied().collect();
-        ideal.sort_unstable_by(|a, b| b.cmp(a));
-        let idcg: f64 = ideal
-            .iter()
-            .take(10)
-            .enumerate()
-            .map(|(i, &g)| g as f64 / ((i + 2) as f64).log2())
-            .sum();
-        total += dcg / idcg;
-    }
-    total / qrels.len() as f64
-}
-
 #[test]
 fn scifact_ndcg_at_10_is_at_least_0_68() {
     let root = corpora().join("beir-scifact");
@@ -194,30 +163,22 @@ fn scifact_ndcg_at_10_is_at_least_0_68() {
         .arg(root.join("corpus.jsonl"))
         .arg("--out")
         .arg(&out));
-    let mut qrels: HashMap<String, HashMap<String, u32>> = HashMap::new();
-    for line in std::fs::read_to_string(root.join("qrels/test.tsv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-    {
-        let f: Vec<&str> = line.split('\t').collect();
-        qrels
-            .entry(f[0].to_string())
-            .or_default()
-            .insert(f[1].to_string(), f[2].parse().unwrap());
-    }
-    let queries: String = std::fs::read_to_string(root.join("queries.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            qrels.contains_key(v["_id"].as_str().unwrap())
-        })
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let runs = search(&out, 10, &queries);
+    let qrels = scifact::qrels(&root);
+    let queries = scifact::test_queries(&root, &qrels);
+    let input: String = queries.iter().map(|q| format!("{}\n", q.2)).collect();
+    let runs = search(&out, 10, &input);
     assert_eq!(runs.len(), 300);
-    let ndcg = ndcg_at_10(&runs, &qrels);
+    let mut ndcg = 0.0;
+    for r in &runs {
+        let ranked: Vec<&str> = r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap())
+            .collect();
+        ndcg += scifact::ndcg_at_10(&ranked, &qrels[r["query_id"].as_str().unwrap()]);
+    }
+    let ndcg = ndcg / qrels.len() as f64;
     eprintln!("SciFact nDCG@10 = {ndcg:.4}");
     assert!(ndcg >= 0.68, "SciFact nDCG@10 {ndcg:.4} < 0.68");
 }

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../../../tests/support/scifact.rs"]
+pub mod scifact;
+
 use std::path::{Path, PathBuf};
 
 use ask_index::{Analyzer, BuildOptions, Index, PageInput, SectionInput, Weights};
@@ -65,19 +68,10 @@ pub fn build(pages: &[PageInput], weights: Weights) -> Index {
 pub fn queries(name: &str, pages: &[PageInput]) -> Vec<String> {
     if name == "beir-scifact" {
         let root = corpora().join(name);
-        let qrels: std::collections::HashSet<String> =
-            std::fs::read_to_string(root.join("qrels/test.tsv"))
-                .unwrap()
-                .lines()
-                .skip(1)
-                .map(|l| l.split('\t').next().unwrap().to_string())
-                .collect();
-        return std::fs::read_to_string(root.join("queries.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .filter(|v| qrels.contains(v["_id"].as_str().unwrap()))
-            .map(|v| v["text"].as_str().unwrap().to_string())
+        let qrels = scifact::qrels(&root);
+        return scifact::test_queries(&root, &qrels)
+            .into_iter()
+            .map(|q| q.1)
             .collect();
     }
     pages
@@ -169,50 +163,19 @@ impl Peer {
     }
 }
 
-/// SciFact nDCG@10 (trec_eval definition) of a ranking function that returns
-/// page (document) positions for a query text.
+/// SciFact nDCG@10 of a ranking function that returns page (document)
+/// positions for a query text.
 pub fn scifact_ndcg(pages: &[PageInput], rank: &dyn Fn(&str) -> Vec<usize>) -> f64 {
     let root = corpora().join("beir-scifact");
-    let mut qrels: std::collections::HashMap<String, std::collections::HashMap<String, u32>> =
-        Default::default();
-    for line in std::fs::read_to_string(root.join("qrels/test.tsv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-    {
-        let f: Vec<&str> = line.split('\t').collect();
-        qrels
-            .entry(f[0].to_string())
-            .or_default()
-            .insert(f[1].to_string(), f[2].parse().unwrap());
-    }
-    let mut total = 0.0;
-    let mut n = 0;
-    for line in std::fs::read_to_string(root.join("queries.jsonl"))
-        .unwrap()
-        .lines()
-    {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let Some(rel) = qrels.get(v["_id"].as_str().unwrap()) else {
-            continue;
-        };
-        let ranked = rank(v["text"].as_str().unwrap());
-        let dcg: f64 = ranked
-            .iter()
-            .take(10)
-            .enumerate()
-            .map(|(i, &p)| *rel.get(&pages[p].path).unwrap_or(&0) as f64 / ((i + 2) as f64).log2())
-            .sum();
-        let mut ideal: Vec<u32> = rel.values().copied().collect();
-        ideal.sort_unstable_by(|a, b| b.cmp(a));
-        let idcg: f64 = ideal
-            .iter()
-            .take(10)
-            .enumerate()
-            .map(|(i, &g)| g as f64 / ((i + 2) as f64).log2())
-            .sum();
-        total += dcg / idcg;
-        n += 1;
-    }
-    total / n as f64
+    let qrels = scifact::qrels(&root);
+    let queries = scifact::test_queries(&root, &qrels);
+    let total: f64 = queries
+        .iter()
+        .map(|(id, text, _)| {
+            let ranked = rank(text);
+            let ids: Vec<&str> = ranked.iter().map(|&p| pages[p].path.as_str()).collect();
+            scifact::ndcg_at_10(&ids, &qrels[id])
+        })
+        .sum();
+    total / queries.len() as f64
 }
