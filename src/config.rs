@@ -7,40 +7,10 @@
 
 use serde::Deserialize;
 
+use crate::protocol::Mode;
+
 /// The settings file compiled into the binary.
 pub const EMBEDDED_CONFIG: &str = include_str!("../common/global_config.yaml");
-
-/// A response mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Mode {
-    /// Ranked sections only.
-    List,
-    /// Sections plus an extractive SearchSummary.
-    Summarize,
-    /// Like summarize (extractive, no model): the summary is the answer.
-    Generate,
-}
-
-impl Mode {
-    /// Parses one mode name; `none` is the reference server's name for list.
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "list" | "none" => Some(Mode::List),
-            "summarize" | "summary" => Some(Mode::Summarize),
-            "generate" => Some(Mode::Generate),
-            _ => None,
-        }
-    }
-
-    /// The name on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::List => "list",
-            Mode::Summarize => "summarize",
-            Mode::Generate => "generate",
-        }
-    }
-}
 
 /// Validated settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,13 +67,13 @@ struct FileAsk {
 #[error("configuration: {0}")]
 pub struct ConfigError(pub String);
 
-fn parse_bool(name: &str, v: &str) -> Result<bool, ConfigError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(ConfigError(format!(
-            "{name}={v:?} is not a boolean (true/false)"
-        ))),
+/// A boolean variable; empty counts as unset.
+fn env_flag(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<bool>, ConfigError> {
+    match env(name).filter(|v| !v.trim().is_empty()) {
+        None => Ok(None),
+        Some(v) => ask_store::parse_bool(&v)
+            .map(Some)
+            .ok_or_else(|| ConfigError(format!("{name}={v:?} is not a boolean (true/false)"))),
     }
 }
 
@@ -117,7 +87,7 @@ impl Config {
     /// Reads `file` (YAML with an `ask:` section), then the environment
     /// through `env`, and validates.
     pub fn load(file: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let f: File = serde_yaml::from_str(file)
+        let f: File = serde_saphyr::from_str(file)
             .map_err(|e| ConfigError(format!("common/global_config.yaml: {e}")))?;
         let a = f.ask;
         let mut c = Config {
@@ -136,8 +106,8 @@ impl Config {
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
-        if let Some(v) = env("ASK_ENABLED") {
-            c.enabled = parse_bool("ASK_ENABLED", &v)?;
+        if let Some(v) = env_flag(env, "ASK_ENABLED")? {
+            c.enabled = v;
         }
         if let Some(v) = env("ASK_INDEX") {
             c.index = v;
@@ -161,11 +131,11 @@ impl Config {
         if let Some(v) = env("ASK_DEFAULT_MODE") {
             mode = v;
         }
-        if let Some(v) = env("ASK_DEFAULT_STREAMING") {
-            c.default_streaming = parse_bool("ASK_DEFAULT_STREAMING", &v)?;
+        if let Some(v) = env_flag(env, "ASK_DEFAULT_STREAMING")? {
+            c.default_streaming = v;
         }
-        if let Some(v) = env("ASK_S3_FORCE_PATH_STYLE") {
-            c.s3_force_path_style = parse_bool("ASK_S3_FORCE_PATH_STYLE", &v)?;
+        if let Some(v) = env_flag(env, ask_store::PATH_STYLE_VAR)? {
+            c.s3_force_path_style = v;
         }
         if let Some(v) = env("ASK_MAX_QUERY_CHARS") {
             c.max_query_chars = parse_num("ASK_MAX_QUERY_CHARS", &v)?;

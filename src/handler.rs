@@ -16,7 +16,9 @@ use lambda_http::{Body, Request, RequestExt, Response};
 
 use crate::answer;
 use crate::config::Config;
-use crate::protocol::{self, Failure, RawRequest};
+use crate::protocol::Failure;
+use crate::protocol::response::NotFound;
+use crate::protocol::{self, FailureDocument, RawRequest, wire};
 use crate::rate_limit::{ClientKey, RateLimiter};
 
 /// Everything built once per cold start and shared by all requests.
@@ -106,19 +108,6 @@ pub fn source_ip(req: &Request) -> Option<String> {
     }
 }
 
-const PARAMS: &[&str] = &[
-    "query",
-    "q",
-    "text",
-    "mode",
-    "generate_mode",
-    "streaming",
-    "prev",
-    "site",
-    "query_id",
-    "decontextualized_query",
-];
-
 /// Answers one event. Never panics, never fails.
 pub fn respond(state: &State, req: &Request) -> Response<Body> {
     let started = Instant::now();
@@ -126,30 +115,41 @@ pub fn respond(state: &State, req: &Request) -> Response<Body> {
         Ok(r) => r,
         Err(_) => {
             tracing::error!("panic while answering a request");
-            let f = Failure::new(
-                "INTERNAL_ERROR",
-                "the endpoint hit a bug; please retry or report it",
-            );
-            json_response(500, &answer::failure_document(&f, None))
+            failure_response(&Failure::InternalError, None)
         }
     }
 }
 
 fn not_found() -> Response<Body> {
+    let body = serde_json::to_string(&NotFound::default()).unwrap_or_default();
     Response::builder()
         .status(404)
         .header("content-type", "application/json")
-        .body(Body::from(r#"{"message":"Not Found"}"#))
+        .body(Body::from(body))
         .expect("valid response")
 }
 
-fn json_response(status: u16, doc: &serde_json::Value) -> Response<Body> {
+fn json_response(status: u16, doc: &impl serde::Serialize) -> Response<Body> {
+    // The protocol types hold nothing that fails to serialize.
+    let body = serde_json::to_string(doc).unwrap_or_default();
     Response::builder()
         .status(status)
         .header("content-type", "application/json")
         .header("cache-control", "no-store")
-        .body(Body::from(doc.to_string()))
+        .body(Body::from(body))
         .expect("valid response")
+}
+
+/// The one place where a failure becomes a response: its document, its
+/// status and the headers it calls for.
+fn failure_response(f: &Failure, query_id: Option<&str>) -> Response<Body> {
+    let mut r = json_response(f.status(), &FailureDocument::new(f, query_id));
+    for (name, value) in f.headers() {
+        if let Ok(v) = value.parse() {
+            r.headers_mut().insert(name, v);
+        }
+    }
+    r
 }
 
 fn sse_response(body: String) -> Response<Body> {
@@ -183,16 +183,12 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
             .body(Body::Empty)
             .expect("valid response"),
         "GET" | "POST" => ask(state, req, started),
-        _ => {
-            let f = Failure::new(
-                "METHOD_NOT_ALLOWED",
-                format!("{} is not allowed on /ask; use GET or POST", req.method()),
-            );
-            let mut r = json_response(f.status, &answer::failure_document(&f, None));
-            r.headers_mut()
-                .insert("allow", "GET, POST, OPTIONS".parse().expect("header"));
-            r
-        }
+        method => failure_response(
+            &Failure::MethodNotAllowed {
+                method: method.to_string(),
+            },
+            None,
+        ),
     };
     add_cors(state, req, &mut resp);
     let h = resp.headers_mut();
@@ -253,23 +249,12 @@ fn ask(state: &State, req: &Request, started: Instant) -> Response<Body> {
     let mut resp = if decision.allowed {
         answer_request(state, req, started)
     } else {
-        let f = Failure::new(
-            "RATE_LIMITED",
-            format!(
-                "too many requests from this address; retry in {} s",
-                decision.retry_after_secs
-            ),
-        );
-        let mut r = json_response(429, &answer::failure_document(&f, None));
-        r.headers_mut().insert(
-            "retry-after",
-            decision
-                .retry_after_secs
-                .to_string()
-                .parse()
-                .expect("header"),
-        );
-        r
+        failure_response(
+            &Failure::RateLimited {
+                retry_after_secs: decision.retry_after_secs,
+            },
+            None,
+        )
     };
     resp.headers_mut()
         .insert("ratelimit", ratelimit.parse().expect("header"));
@@ -280,9 +265,8 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
     let params: Vec<(String, String)> = req
         .query_string_parameters_ref()
         .map(|q| {
-            PARAMS
-                .iter()
-                .filter_map(|k| q.first(k).map(|v| (k.to_string(), v.to_string())))
+            q.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect()
         })
         .unwrap_or_default();
@@ -295,8 +279,12 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
     let parsed = match protocol::parse(&raw, &state.config) {
         Ok(p) => p,
         Err(f) => {
-            tracing::info!(code = f.code, status = f.status, "rejected request");
-            return json_response(f.status, &answer::failure_document(&f, None));
+            tracing::info!(
+                code = f.code().as_str(),
+                status = f.status(),
+                "rejected request"
+            );
+            return failure_response(&f, None);
         }
     };
     let query_id = parsed
@@ -313,10 +301,10 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
     );
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut resp = match (&result, parsed.streaming) {
-        (Ok(a), false) => json_response(200, &answer::answer_document(a, &query_id)),
-        (Ok(a), true) => sse_response(answer::answer_stream(a, &query_id)),
-        (Err(f), false) => json_response(f.status, &answer::failure_document(f, Some(&query_id))),
-        (Err(f), true) => sse_response(answer::failure_stream(f, &query_id)),
+        (Ok(a), false) => json_response(200, &wire::answer_document(a, &query_id)),
+        (Ok(a), true) => sse_response(wire::answer_stream(a, &query_id)),
+        (Err(f), false) => failure_response(f, Some(&query_id)),
+        (Err(f), true) => sse_response(wire::failure_stream(f, &query_id)),
     };
     let total = started.elapsed().as_secs_f64() * 1e3;
     tracing::info!(

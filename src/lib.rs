@@ -1,9 +1,10 @@
 //! The `ask` Lambda: an NLWeb 0.55 `/ask` endpoint over a prebuilt index.
 //!
 //! - [`config`]: settings from `common/global_config.yaml` and `ASK_*`;
-//! - [`source`]: fetching the index (S3 or file) at cold start;
-//! - [`protocol`]: parsing the three request shapes into an [`protocol::AskRequest`];
-//! - [`answer`]: retrieval, items, the extractive summary, JSON and SSE documents;
+//! - [`source`]: loading the index (S3 or file, through `ask_store`) at cold start;
+//! - [`protocol`]: request shapes, failures, response documents, SSE framing;
+//! - [`answer`]: retrieval → items, and the summary item;
+//! - [`summary`]: the extractive summarizer (sections in, cited sentences out);
 //! - [`rate_limit`]: per-client token buckets;
 //! - [`handler`]: routing, CORS, limits, failures → HTTP responses.
 #![deny(missing_docs)]
@@ -14,3 +15,4 @@ pub mod handler;
 pub mod protocol;
 pub mod rate_limit;
 pub mod source;
+pub mod summary;

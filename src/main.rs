@@ -26,7 +26,7 @@ async fn main() -> Result<(), Error> {
     let t = Instant::now();
     let config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
     let state: &'static State = if config.enabled {
-        let (index, timings) = source::load(&config.index, config.s3_force_path_style)
+        let (index, timings) = source::open(&config.index, config.s3_force_path_style)
             .await
             .map_err(|e| {
                 tracing::error!("{e}");

@@ -152,9 +152,54 @@ fn the_21st_request_in_a_minute_is_rate_limited() {
     );
     let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
     assert_eq!(doc["error"]["code"], "RATE_LIMITED");
-    // The spoofed X-Forwarded-For does not move a client to another bucket.
-    let other = respond(&state, &event("http-get-spoofed-xff.json"));
-    assert_eq!(other.status().as_u16(), 200);
+}
+
+/// `http-get-json.json` sent from `ip` (its `sourceIp`, and the address API
+/// Gateway appends to `X-Forwarded-For`).
+fn event_from(ip: &str) -> lambda_http::Request {
+    let text = std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["requestContext"]["http"]["sourceIp"] = Value::from(ip);
+    v["headers"]["x-forwarded-for"] = Value::from(ip);
+    lambda_http::request::from_str(&v.to_string()).unwrap()
+}
+
+/// Spends every token of `ip`'s bucket.
+fn empty_bucket(state: &State, ip: &str) {
+    for i in 0..20 {
+        let r = respond(state, &event_from(ip));
+        assert_eq!(r.status().as_u16(), 200, "{ip}: request {i}");
+    }
+    assert_eq!(
+        respond(state, &event_from(ip)).status().as_u16(),
+        429,
+        "{ip}"
+    );
+}
+
+#[test]
+fn a_forged_x_forwarded_for_does_not_choose_the_bucket() {
+    // http-get-spoofed-xff.json comes from 203.0.113.45 and claims, in
+    // X-Forwarded-For, to be 198.51.100.250.
+    let real = "203.0.113.45";
+    let forged = "198.51.100.250";
+    let spoofed = || event("http-get-spoofed-xff.json");
+
+    // The real address's bucket is empty and the forged one's full: the
+    // request is refused, so it was not counted against the forged address.
+    let state = state(true);
+    empty_bucket(&state, real);
+    let r = respond(&state, &spoofed());
+    assert_eq!(r.status().as_u16(), 429, "{}", body_text(&r));
+
+    // The reverse: the forged address's bucket is empty and the real one's
+    // full: the request is answered, so it was not counted against the
+    // forged address either.
+    let state = self::state(true);
+    empty_bucket(&state, forged);
+    let r = respond(&state, &spoofed());
+    assert_eq!(r.status().as_u16(), 200, "{}", body_text(&r));
+    assert_eq!(header(&r, "ratelimit"), Some("\"default\";r=19;t=3"));
 }
 
 #[test]

@@ -213,18 +213,31 @@ pub fn route(path: &str) -> String {
     r
 }
 
+/// What a URL path segment keeps as is: RFC 3986 unreserved characters,
+/// sub-delims, `:` and `@`. Everything else, non-ASCII too, is
+/// percent-encoded.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
 /// Percent-encodes what may not stand in a URL path segment.
 fn encode_segment(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b);
-        if keep {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
 /// GitHub's heading slugger (github-slugger): lower-case, drop punctuation

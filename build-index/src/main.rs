@@ -106,7 +106,7 @@ fn main() {
 
 fn read_config(path: &Path, explicit: bool) -> Result<FileConfig> {
     match std::fs::read_to_string(path) {
-        Ok(s) => serde_yaml::from_str(&s).with_context(|| format!("reading {}", path.display())),
+        Ok(s) => serde_saphyr::from_str(&s).with_context(|| format!("reading {}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
             Ok(FileConfig::default())
         }
@@ -178,7 +178,7 @@ fn build(args: BuildArgs) -> Result<()> {
         std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
     }
     if let Some(uri) = &args.upload {
-        let path_style = args.s3_path_style || upload::path_style_from_env();
+        let path_style = args.s3_path_style || upload::path_style_from_env()?;
         let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
         runtime.block_on(upload::upload(uri, &bytes, path_style))?;
     }

@@ -130,26 +130,68 @@ pub fn parse(source: &str) -> Result<MdxFile, ParseError> {
     Ok(file)
 }
 
+/// The frontmatter members read; others are ignored.
+#[derive(serde::Deserialize, Default)]
+struct Frontmatter {
+    #[serde(default)]
+    title: Option<YamlText>,
+    #[serde(default, rename = "sidebarTitle")]
+    sidebar_title: Option<YamlText>,
+    #[serde(default)]
+    description: Option<YamlText>,
+    #[serde(default)]
+    openapi: Option<YamlText>,
+}
+
+/// Frontmatter that is a mapping, or anything else (read as empty).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum FrontmatterDoc {
+    Map(Frontmatter),
+    Other(serde::de::IgnoredAny),
+}
+
+/// A scalar read as text; lists and mappings are not text.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum YamlText {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Other(serde::de::IgnoredAny),
+}
+
+impl YamlText {
+    fn text(self) -> Option<String> {
+        match self {
+            YamlText::Text(s) => Some(s.trim().to_string()),
+            YamlText::Int(n) => Some(n.to_string()),
+            YamlText::Float(n) => Some(n.to_string()),
+            YamlText::Bool(b) => Some(b.to_string()),
+            YamlText::Other(_) => None,
+        }
+        .filter(|s| !s.is_empty())
+    }
+}
+
 fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (usize, String)> {
     if yaml.trim().is_empty() {
         return Ok(());
     }
-    let value: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| {
-        let line = e.location().map(|l| l.line()).unwrap_or(1);
+    let doc: FrontmatterDoc = serde_saphyr::from_str(yaml).map_err(|e| {
+        let line = e.location().map(|l| l.line() as usize).unwrap_or(1);
         (line, format!("frontmatter is not valid YAML: {e}"))
     })?;
-    let get = |k: &str| -> Option<String> {
-        match value.get(k)? {
-            serde_yaml::Value::String(s) => Some(s.trim().to_string()),
-            serde_yaml::Value::Number(n) => Some(n.to_string()),
-            serde_yaml::Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        }
-        .filter(|s| !s.is_empty())
+    let FrontmatterDoc::Map(fm) = doc else {
+        return Ok(());
     };
-    file.title = get("title").or_else(|| get("sidebarTitle"));
-    file.description = get("description");
-    file.extra = get("openapi");
+    file.title = fm
+        .title
+        .and_then(YamlText::text)
+        .or_else(|| fm.sidebar_title.and_then(YamlText::text));
+    file.description = fm.description.and_then(YamlText::text);
+    file.extra = fm.openapi.and_then(YamlText::text);
     Ok(())
 }
 
@@ -694,22 +736,35 @@ struct Inline {
     mode: Mode,
 }
 
-fn entity(s: &str) -> Option<(&'static str, usize)> {
-    const ENTITIES: &[(&str, &str)] = &[
-        ("&lt;", "<"),
-        ("&gt;", ">"),
-        ("&amp;", "&"),
-        ("&quot;", "\""),
-        ("&#39;", "'"),
-        ("&apos;", "'"),
-        ("&nbsp;", " "),
-        ("&#123;", "{"),
-        ("&#125;", "}"),
-    ];
-    ENTITIES
+/// An HTML character reference at the start of `chars` (`&amp;`, `&#123;`,
+/// `&nbsp;`, …): its text and its length in chars. A no-break space reads
+/// as a space.
+fn entity(chars: &[char]) -> Option<(String, usize)> {
+    // `&`, then letters, digits or `#` (the longest name has 31), then `;`.
+    let end = 1 + chars
         .iter()
-        .find(|(e, _)| s.starts_with(e))
-        .map(|(e, v)| (*v, e.len()))
+        .skip(1)
+        .take(32)
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == '#'))?;
+    if end == 1 || chars[end] != ';' {
+        return None;
+    }
+    let reference: String = chars[..=end].iter().collect();
+    match htmlize::unescape(&reference) {
+        std::borrow::Cow::Owned(text) if text != reference => {
+            Some((text.replace('\u{a0}', " "), end + 1))
+        }
+        _ => None,
+    }
+}
+
+/// What the scanner has made of a line so far.
+struct Scan<'a> {
+    imports: &'a HashMap<String, Import>,
+    exports: &'a HashMap<String, String>,
+    /// Visible text not yet emitted.
+    text: String,
+    out: Vec<Event>,
 }
 
 impl Inline {
@@ -726,320 +781,331 @@ impl Inline {
         }
     }
 
+    /// Scans one piece of text, carrying state into the next.
     fn feed(
         &mut self,
         s: &str,
         imports: &HashMap<String, Import>,
         exports: &HashMap<String, String>,
     ) -> Vec<Event> {
-        let mut out = Vec::new();
-        let mut text = String::new();
         let chars: Vec<char> = s.chars().collect();
+        let mut scan = Scan {
+            imports,
+            exports,
+            text: String::new(),
+            out: Vec::new(),
+        };
         let mut i = 0;
         while i < chars.len() {
-            let c = chars[i];
-            match &mut self.mode {
-                Mode::Comment => {
-                    if c == '-' && chars.get(i + 1) == Some(&'-') && chars.get(i + 2) == Some(&'>')
-                    {
-                        self.mode = Mode::Text;
-                        i += 3;
-                        continue;
-                    }
-                }
-                Mode::Expr { depth, quote } => {
-                    if let Some(q) = *quote {
-                        if c == '\\' {
-                            i += 2;
-                            continue;
-                        }
-                        if c == q || (c == '\n' && q != '`') {
-                            *quote = None;
-                        }
-                    } else {
-                        match c {
-                            '"' | '`' => *quote = Some(c),
-                            '\'' if i == 0 || !chars[i - 1].is_alphanumeric() => *quote = Some(c),
-                            '{' => *depth += 1,
-                            '}' => {
-                                *depth -= 1;
-                                if *depth == 0 {
-                                    self.mode = Mode::Text;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                Mode::Tag(tag) => {
-                    if tag.depth > 0 {
-                        // Inside an attribute expression.
-                        if let Some(q) = tag.expr_quote {
-                            if c == '\\' {
-                                tag.value.push(c);
-                                if let Some(&n) = chars.get(i + 1) {
-                                    tag.value.push(n);
-                                }
-                                i += 2;
-                                continue;
-                            }
-                            if c == q || (c == '\n' && q != '`') {
-                                tag.expr_quote = None;
-                            }
-                        } else {
-                            match c {
-                                '"' | '\'' | '`' => tag.expr_quote = Some(c),
-                                '{' => tag.depth += 1,
-                                '}' => tag.depth -= 1,
-                                _ => {}
-                            }
-                        }
-                        if tag.depth == 0 {
-                            let v = std::mem::take(&mut tag.value);
-                            tag.expr_values.push(v);
-                            tag.attr.clear();
-                            tag.saw_equals = false;
-                        } else {
-                            tag.value.push(c);
-                        }
-                    } else if let Some(q) = tag.quote {
-                        if c == q {
-                            tag.quote = None;
-                            let v = std::mem::take(&mut tag.value);
-                            let visible = VISIBLE_ATTRIBUTES.contains(&tag.attr.as_str())
-                                || (tag.attr == "name" && tag.name.ends_with("Field"));
-                            if visible && !v.trim().is_empty() {
-                                tag.visible.push(v);
-                            }
-                            tag.attr.clear();
-                            tag.saw_equals = false;
-                        } else {
-                            tag.value.push(c);
-                        }
-                    } else {
-                        match c {
-                            '>' => {
-                                let tag = match std::mem::take(&mut self.mode) {
-                                    Mode::Tag(t) => t,
-                                    _ => unreachable!("in tag mode"),
-                                };
-                                self.close_tag(*tag, &mut text, &mut out, imports, exports);
-                            }
-                            '=' => tag.saw_equals = true,
-                            '"' | '\'' if tag.saw_equals => tag.quote = Some(c),
-                            '{' => {
-                                tag.depth = 1;
-                                tag.value.clear();
-                            }
-                            c if c.is_whitespace() || c == '/' => {
-                                if !tag.saw_equals {
-                                    tag.attr.clear();
-                                }
-                            }
-                            c => {
-                                if tag.saw_equals {
-                                    // Unquoted value: not JSX, ignore.
-                                } else {
-                                    tag.attr.push(c);
-                                }
-                            }
-                        }
-                    }
-                }
-                Mode::Text => {
-                    match c {
-                        '\\' => {
-                            if let Some(&n) = chars.get(i + 1) {
-                                text.push(n);
-                            }
-                            i += 2;
-                            continue;
-                        }
-                        '`' => {
-                            let n = chars[i..].iter().take_while(|&&x| x == '`').count();
-                            // Find the closing run of exactly n backticks.
-                            let mut j = i + n;
-                            let mut found = None;
-                            while j < chars.len() {
-                                if chars[j] == '`' {
-                                    let m = chars[j..].iter().take_while(|&&x| x == '`').count();
-                                    if m == n {
-                                        found = Some(j);
-                                        break;
-                                    }
-                                    j += m;
-                                } else {
-                                    j += 1;
-                                }
-                            }
-                            match found {
-                                Some(j) => {
-                                    text.extend(&chars[i + n..j]);
-                                    i = j + n;
-                                }
-                                None => {
-                                    text.extend(&chars[i..i + n]);
-                                    i += n;
-                                }
-                            }
-                            continue;
-                        }
-                        '{' => {
-                            self.mode = Mode::Expr {
-                                depth: 1,
-                                quote: None,
-                            };
-                            text.push(' ');
-                        }
-                        '<' => {
-                            let next = chars.get(i + 1).copied();
-                            if chars[i + 1..].starts_with(&['!', '-', '-']) {
-                                self.mode = Mode::Comment;
-                                i += 4;
-                                continue;
-                            }
-                            match next {
-                                Some('>') => {
-                                    // `<>` fragment.
-                                    text.push(' ');
-                                    i += 2;
-                                    continue;
-                                }
-                                Some('/')
-                                    if chars
-                                        .get(i + 2)
-                                        .is_some_and(|c| c.is_alphabetic() || *c == '>') =>
-                                {
-                                    let mut tag = Tag {
-                                        closing: true,
-                                        ..Tag::default()
-                                    };
-                                    let mut j = i + 2;
-                                    while j < chars.len() && is_name_char(chars[j]) {
-                                        tag.name.push(chars[j]);
-                                        j += 1;
-                                    }
-                                    self.mode = Mode::Tag(Box::new(tag));
-                                    i = j;
-                                    continue;
-                                }
-                                Some(n) if n.is_alphabetic() => {
-                                    let mut j = i + 1;
-                                    let mut name = String::new();
-                                    while j < chars.len() && is_name_char(chars[j]) {
-                                        name.push(chars[j]);
-                                        j += 1;
-                                    }
-                                    let after = chars.get(j).copied();
-                                    if after == Some(':') || after == Some('@') {
-                                        // Autolink <https://…> or <me@example.com>: keep the text.
-                                        if let Some(end) = chars[i..].iter().position(|&x| x == '>')
-                                        {
-                                            text.extend(&chars[i + 1..i + end]);
-                                            i += end + 1;
-                                            continue;
-                                        }
-                                        text.push(c);
-                                    } else if after
-                                        .is_none_or(|a| a.is_whitespace() || a == '>' || a == '/')
-                                    {
-                                        self.mode = Mode::Tag(Box::new(Tag {
-                                            name,
-                                            ..Tag::default()
-                                        }));
-                                        i = j;
-                                        continue;
-                                    } else {
-                                        text.push(c);
-                                    }
-                                }
-                                _ => text.push(c),
-                            }
-                        }
-                        '&' => {
-                            let rest: String = chars[i..chars.len().min(i + 8)].iter().collect();
-                            if let Some((v, n)) = entity(&rest) {
-                                text.push_str(v);
-                                i += n;
-                                continue;
-                            }
-                            text.push(c);
-                        }
-                        '!' if chars.get(i + 1) == Some(&'[') => {}
-                        '[' => {}
-                        ']' => {
-                            // [text](url) and [text][ref]: keep the text only.
-                            let close = match chars.get(i + 1) {
-                                Some('(') => Some(')'),
-                                Some('[') => Some(']'),
-                                _ => None,
-                            };
-                            if let Some(close) = close
-                                && let Some(end) = chars[i + 2..].iter().position(|&x| x == close)
-                            {
-                                i += 2 + end + 1;
-                                continue;
-                            }
-                        }
-                        '*' | '|' => text.push(' '),
-                        '~' if chars.get(i + 1) == Some(&'~') => {
-                            i += 2;
-                            continue;
-                        }
-                        _ => text.push(c),
-                    }
-                }
-            }
-            i += 1;
+            i = match self.mode {
+                Mode::Comment => self.comment_char(&chars, i),
+                Mode::Expr { .. } => self.expr_char(&chars, i),
+                Mode::Tag(_) => self.tag_char(&chars, i, &mut scan),
+                Mode::Text => self.text_char(&chars, i, &mut scan.text),
+            };
         }
-        if !text.is_empty() {
-            out.push(Event::Text(text));
+        if !scan.text.is_empty() {
+            scan.out.push(Event::Text(scan.text));
         }
-        out
+        scan.out
     }
 
-    fn close_tag(
-        &mut self,
-        tag: Tag,
-        text: &mut String,
-        out: &mut Vec<Event>,
-        imports: &HashMap<String, Import>,
-        exports: &HashMap<String, String>,
-    ) {
-        self.mode = Mode::Text;
-        if tag.closing {
-            text.push(' ');
-            return;
+    /// Inside `<!-- … -->`: only its end matters.
+    fn comment_char(&mut self, chars: &[char], i: usize) -> usize {
+        if chars[i..].starts_with(&['-', '-', '>']) {
+            self.mode = Mode::Text;
+            return i + 3;
         }
-        for v in &tag.visible {
-            text.push(' ');
-            text.push_str(v);
-            text.push_str(". ");
+        i + 1
+    }
+
+    /// Inside `{…}` in text: track nesting and strings until it closes.
+    fn expr_char(&mut self, chars: &[char], i: usize) -> usize {
+        let Mode::Expr { depth, quote } = &mut self.mode else {
+            return i + 1;
+        };
+        let c = chars[i];
+        if let Some(q) = *quote {
+            if c == '\\' {
+                return i + 2;
+            }
+            if c == q || (c == '\n' && q != '`') {
+                *quote = None;
+            }
+            return i + 1;
         }
-        let mut includes: Vec<String> = Vec::new();
-        if imports.contains_key(&tag.name) || exports.contains_key(&tag.name) {
-            includes.push(tag.name.clone());
-        } else if tag.name == "Fragments" {
-            // <Fragments fragments={{ ios: a, android: b }} />: each distinct
-            // imported file, once, in order.
-            for v in &tag.expr_values {
-                for word in v.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
-                    if imports.contains_key(word) && !includes.iter().any(|w| w == word) {
-                        includes.push(word.to_string());
+        match c {
+            '"' | '`' => *quote = Some(c),
+            '\'' if i == 0 || !chars[i - 1].is_alphanumeric() => *quote = Some(c),
+            '{' => *depth += 1,
+            '}' => {
+                *depth -= 1;
+                if *depth == 0 {
+                    self.mode = Mode::Text;
+                }
+            }
+            _ => {}
+        }
+        i + 1
+    }
+
+    /// Inside `<tag …`: attributes, quoted and `{…}` values, and `>`.
+    fn tag_char(&mut self, chars: &[char], i: usize, scan: &mut Scan) -> usize {
+        let Mode::Tag(tag) = &mut self.mode else {
+            return i + 1;
+        };
+        if tag.depth > 0 {
+            return tag.expression_value_char(chars, i);
+        }
+        let c = chars[i];
+        if let Some(q) = tag.quote {
+            if c == q {
+                tag.quote = None;
+                tag.end_quoted_value();
+            } else {
+                tag.value.push(c);
+            }
+            return i + 1;
+        }
+        match c {
+            '>' => {
+                if let Mode::Tag(tag) = std::mem::take(&mut self.mode) {
+                    close_tag(*tag, scan);
+                }
+            }
+            '=' => tag.saw_equals = true,
+            '"' | '\'' if tag.saw_equals => tag.quote = Some(c),
+            '{' => {
+                tag.depth = 1;
+                tag.value.clear();
+            }
+            c if c.is_whitespace() || c == '/' => {
+                if !tag.saw_equals {
+                    tag.attr.clear();
+                }
+            }
+            // An unquoted value is not JSX: ignored.
+            _ if tag.saw_equals => {}
+            c => tag.attr.push(c),
+        }
+        i + 1
+    }
+
+    /// Plain text: markdown inline syntax, and the starts of tags,
+    /// expressions and comments.
+    fn text_char(&mut self, chars: &[char], i: usize, text: &mut String) -> usize {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                if let Some(&n) = chars.get(i + 1) {
+                    text.push(n);
+                }
+                return i + 2;
+            }
+            '`' => return code_span(chars, i, text),
+            '{' => {
+                self.mode = Mode::Expr {
+                    depth: 1,
+                    quote: None,
+                };
+                text.push(' ');
+            }
+            '<' => return self.angle(chars, i, text),
+            '&' => {
+                if let Some((v, n)) = entity(&chars[i..]) {
+                    text.push_str(&v);
+                    return i + n;
+                }
+                text.push(c);
+            }
+            '!' if chars.get(i + 1) == Some(&'[') => {}
+            '[' => {}
+            ']' => {
+                // [text](url) and [text][ref]: keep the text only.
+                let close = match chars.get(i + 1) {
+                    Some('(') => Some(')'),
+                    Some('[') => Some(']'),
+                    _ => None,
+                };
+                if let Some(close) = close
+                    && let Some(end) = chars[i + 2..].iter().position(|&x| x == close)
+                {
+                    return i + 2 + end + 1;
+                }
+            }
+            '*' | '|' => text.push(' '),
+            '~' if chars.get(i + 1) == Some(&'~') => return i + 2,
+            _ => text.push(c),
+        }
+        i + 1
+    }
+
+    /// A `<` in text: a comment, a fragment, a closing or opening tag, an
+    /// autolink, or just the character.
+    fn angle(&mut self, chars: &[char], i: usize, text: &mut String) -> usize {
+        if chars[i + 1..].starts_with(&['!', '-', '-']) {
+            self.mode = Mode::Comment;
+            return i + 4;
+        }
+        let name_end = |from: usize| {
+            from + chars[from..]
+                .iter()
+                .take_while(|&&c| is_name_char(c))
+                .count()
+        };
+        match chars.get(i + 1).copied() {
+            // `<>` fragment.
+            Some('>') => {
+                text.push(' ');
+                i + 2
+            }
+            Some('/')
+                if chars
+                    .get(i + 2)
+                    .is_some_and(|c| c.is_alphabetic() || *c == '>') =>
+            {
+                let j = name_end(i + 2);
+                self.mode = Mode::Tag(Box::new(Tag {
+                    closing: true,
+                    name: chars[i + 2..j].iter().collect(),
+                    ..Tag::default()
+                }));
+                j
+            }
+            Some(n) if n.is_alphabetic() => {
+                let j = name_end(i + 1);
+                let after = chars.get(j).copied();
+                if after == Some(':') || after == Some('@') {
+                    // Autolink <https://…> or <me@example.com>: keep the text.
+                    if let Some(end) = chars[i..].iter().position(|&x| x == '>') {
+                        text.extend(&chars[i + 1..i + end]);
+                        return i + end + 1;
                     }
+                    text.push('<');
+                } else if after.is_none_or(|a| a.is_whitespace() || a == '>' || a == '/') {
+                    self.mode = Mode::Tag(Box::new(Tag {
+                        name: chars[i + 1..j].iter().collect(),
+                        ..Tag::default()
+                    }));
+                    return j;
+                } else {
+                    text.push('<');
+                }
+                i + 1
+            }
+            _ => {
+                text.push('<');
+                i + 1
+            }
+        }
+    }
+}
+
+impl Tag {
+    /// Inside a `{…}` attribute value: collect it until its brace closes.
+    fn expression_value_char(&mut self, chars: &[char], i: usize) -> usize {
+        let c = chars[i];
+        if let Some(q) = self.expr_quote {
+            if c == '\\' {
+                self.value.push(c);
+                if let Some(&n) = chars.get(i + 1) {
+                    self.value.push(n);
+                }
+                return i + 2;
+            }
+            if c == q || (c == '\n' && q != '`') {
+                self.expr_quote = None;
+            }
+        } else {
+            match c {
+                '"' | '\'' | '`' => self.expr_quote = Some(c),
+                '{' => self.depth += 1,
+                '}' => self.depth -= 1,
+                _ => {}
+            }
+        }
+        if self.depth == 0 {
+            let v = std::mem::take(&mut self.value);
+            self.expr_values.push(v);
+            self.attr.clear();
+            self.saw_equals = false;
+        } else {
+            self.value.push(c);
+        }
+        i + 1
+    }
+
+    /// A quoted value ended: keep it when the attribute is one readers see.
+    fn end_quoted_value(&mut self) {
+        let v = std::mem::take(&mut self.value);
+        let visible = VISIBLE_ATTRIBUTES.contains(&self.attr.as_str())
+            || (self.attr == "name" && self.name.ends_with("Field"));
+        if visible && !v.trim().is_empty() {
+            self.visible.push(v);
+        }
+        self.attr.clear();
+        self.saw_equals = false;
+    }
+}
+
+/// An inline code span from the run of backticks at `i`: its text, or the
+/// backticks themselves when the run never closes.
+fn code_span(chars: &[char], i: usize, text: &mut String) -> usize {
+    let n = chars[i..].iter().take_while(|&&x| x == '`').count();
+    // Find the closing run of exactly n backticks.
+    let mut j = i + n;
+    while j < chars.len() {
+        if chars[j] == '`' {
+            let m = chars[j..].iter().take_while(|&&x| x == '`').count();
+            if m == n {
+                text.extend(&chars[i + n..j]);
+                return j + n;
+            }
+            j += m;
+        } else {
+            j += 1;
+        }
+    }
+    text.extend(&chars[i..i + n]);
+    i + n
+}
+
+/// A tag closed with `>`: its visible attributes become text; a component
+/// imported from a fragment (or `<Fragments>`) becomes an include.
+fn close_tag(tag: Tag, scan: &mut Scan) {
+    let text = &mut scan.text;
+    if tag.closing {
+        text.push(' ');
+        return;
+    }
+    for v in &tag.visible {
+        text.push(' ');
+        text.push_str(v);
+        text.push_str(". ");
+    }
+    let mut includes: Vec<String> = Vec::new();
+    if scan.imports.contains_key(&tag.name) || scan.exports.contains_key(&tag.name) {
+        includes.push(tag.name.clone());
+    } else if tag.name == "Fragments" {
+        // <Fragments fragments={{ ios: a, android: b }} />: each distinct
+        // imported file, once, in order.
+        for v in &tag.expr_values {
+            for word in v.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+                if scan.imports.contains_key(word) && !includes.iter().any(|w| w == word) {
+                    includes.push(word.to_string());
                 }
             }
         }
-        if includes.is_empty() {
-            text.push(' ');
-            return;
-        }
-        if !text.is_empty() {
-            out.push(Event::Text(std::mem::take(text)));
-        }
-        for name in includes {
-            out.push(Event::Include(name));
-        }
+    }
+    if includes.is_empty() {
+        text.push(' ');
+        return;
+    }
+    if !text.is_empty() {
+        scan.out.push(Event::Text(std::mem::take(text)));
+    }
+    for name in includes {
+        scan.out.push(Event::Include(name));
     }
 }
 
@@ -1146,7 +1212,8 @@ mod tests {
     fn malformed_files_report_a_line() {
         for (src, line) in [
             ("---\ntitle: a\n", 1),
-            ("---\ntitle: [unclosed\n---\n", 3),
+            // The line of the bracket that never closes.
+            ("---\ntitle: [unclosed\n---\n", 2),
             ("ok\n\n<Card title=\"x\"\n\nnever closed", 3),
             ("text {unclosed\nmore\n", 1),
         ] {

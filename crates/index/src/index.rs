@@ -369,7 +369,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     };
     let meta = BuildMeta {
         build_id: build_id(&opts.corpus_fingerprint, opts.built_at_unix, n_postings),
-        built_at: rfc3339(opts.built_at_unix),
+        built_at: rfc3339(opts.built_at_unix)?,
         corpus_fingerprint: opts.corpus_fingerprint.clone(),
         docs_base_url: opts.docs_base_url.clone(),
         source: opts.source.clone(),
@@ -400,26 +400,16 @@ fn build_id(fingerprint: &str, built_at: u64, postings: u64) -> String {
     format!("{h:016x}")
 }
 
-/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, UTC).
-pub fn rfc3339(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    )
+/// Formats Unix seconds as RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SSZ`).
+pub fn rfc3339(unix: u64) -> Result<String> {
+    let secs = i64::try_from(unix).map_err(|_| Error::BuiltAt(unix))?;
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .ok_or(Error::BuiltAt(unix))
 }
 
 impl Index {
@@ -847,9 +837,10 @@ mod tests {
 
     #[test]
     fn rfc3339_formats() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(0).unwrap(), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_700_000_000).unwrap(), "2023-11-14T22:13:20Z");
+        assert_eq!(rfc3339(951_782_400).unwrap(), "2000-02-29T00:00:00Z");
+        assert!(rfc3339(u64::MAX).is_err());
     }
 
     #[test]

@@ -89,6 +89,9 @@ pub enum Error {
     /// Past a 32-bit limit of the format.
     #[error("corpus too large for the index format: {0}")]
     TooLarge(&'static str),
+    /// The build time is not a date the format can write.
+    #[error("build time {0} (Unix seconds) is past the year 9999; check SOURCE_DATE_EPOCH")]
+    BuiltAt(u64),
 }
 
 /// Result with this crate's [`Error`].

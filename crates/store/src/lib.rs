@@ -1,0 +1,265 @@
+//! Where is the index kept, and how is it read and written? A
+//! [`Location`] (`s3://bucket/key` or a file path), parsed once; the
+//! [`IndexSource`] trait that both binaries read an index through ([`File`],
+//! [`S3`]); the S3 client that both configure the same way; and
+//! [`parse_bool`], the one reading of a boolean flag.
+//!
+//! The index crate does not depend on this one: it turns bytes into an
+//! index, and this crate only moves bytes.
+#![deny(missing_docs)]
+
+use std::path::PathBuf;
+
+use bytes::Bytes;
+
+/// Why bytes could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The text names neither an S3 object nor a file.
+    #[error("{0:?} is neither s3://bucket/key nor a file path")]
+    Spec(String),
+    /// A file could not be read.
+    #[error("cannot read index file {path}: {source}")]
+    File {
+        /// Path tried.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// S3 refused or failed.
+    #[error("S3 {op}: {message}")]
+    S3 {
+        /// `GetObject` or `PutObject`.
+        op: &'static str,
+        /// Bucket.
+        bucket: String,
+        /// Key.
+        key: String,
+        /// What S3 (or the connection) said.
+        message: String,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Reads a boolean flag: `1`, `true`, `yes`, `on` are true; `0`, `false`,
+/// `no`, `off` are false (any case, surrounding spaces ignored); anything
+/// else is not a boolean. Both binaries read every flag, from the
+/// environment or from a request, through this function.
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Where an index lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// An S3 object.
+    S3 {
+        /// Bucket.
+        bucket: String,
+        /// Key.
+        key: String,
+    },
+    /// A local file.
+    File(PathBuf),
+}
+
+impl Location {
+    /// `s3://bucket/key` (both parts non-empty) or any other non-empty text
+    /// as a file path.
+    pub fn parse(spec: &str) -> Result<Location> {
+        let spec = spec.trim();
+        if let Some(rest) = spec.strip_prefix("s3://") {
+            return match rest.split_once('/') {
+                Some((b, k)) if !b.is_empty() && !k.is_empty() => Ok(Location::S3 {
+                    bucket: b.to_string(),
+                    key: k.to_string(),
+                }),
+                _ => Err(Error::Spec(spec.to_string())),
+            };
+        }
+        if spec.is_empty() {
+            return Err(Error::Spec(spec.to_string()));
+        }
+        Ok(Location::File(PathBuf::from(spec)))
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::S3 { bucket, key } => write!(f, "s3://{bucket}/{key}"),
+            Location::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Something an index can be read from.
+pub trait IndexSource {
+    /// Where, for messages.
+    fn location(&self) -> Location;
+    /// All of the index's bytes.
+    fn fetch(&self) -> impl std::future::Future<Output = Result<Bytes>> + Send;
+}
+
+/// An index in a local file.
+#[derive(Clone, Debug)]
+pub struct File(pub PathBuf);
+
+impl IndexSource for File {
+    fn location(&self) -> Location {
+        Location::File(self.0.clone())
+    }
+
+    async fn fetch(&self) -> Result<Bytes> {
+        std::fs::read(&self.0)
+            .map(Bytes::from)
+            .map_err(|source| Error::File {
+                path: self.0.display().to_string(),
+                source,
+            })
+    }
+}
+
+/// An index in an S3 object.
+#[derive(Clone, Debug)]
+pub struct S3 {
+    client: aws_sdk_s3::Client,
+    bucket: String,
+    key: String,
+}
+
+/// The environment variable that turns on path-style S3 addressing (for
+/// S3-compatible stores such as moto).
+pub const PATH_STYLE_VAR: &str = "ASK_S3_FORCE_PATH_STYLE";
+
+/// An S3 client configured from the environment (credentials, region,
+/// `AWS_ENDPOINT_URL_S3`), with path-style addressing when asked.
+pub async fn s3_client(force_path_style: bool) -> aws_sdk_s3::Client {
+    let conf = aws_config::load_from_env().await;
+    aws_sdk_s3::Client::from_conf(
+        aws_sdk_s3::config::Builder::from(&conf)
+            .force_path_style(force_path_style)
+            .build(),
+    )
+}
+
+fn s3_error<E>(op: &'static str, bucket: &str, key: &str, e: E) -> Error
+where
+    E: std::error::Error,
+{
+    Error::S3 {
+        op,
+        bucket: bucket.to_string(),
+        key: key.to_string(),
+        message: aws_sdk_s3::error::DisplayErrorContext(e).to_string(),
+    }
+}
+
+impl S3 {
+    /// The object `bucket`/`key`, read with `client`.
+    pub fn new(client: aws_sdk_s3::Client, bucket: &str, key: &str) -> S3 {
+        S3 {
+            client,
+            bucket: bucket.to_string(),
+            key: key.to_string(),
+        }
+    }
+
+    /// Writes `bytes` to the object.
+    pub async fn put(&self, bytes: Vec<u8>) -> Result<()> {
+        self.client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(&self.key)
+            .content_type("application/octet-stream")
+            .body(aws_sdk_s3::primitives::ByteStream::from(bytes))
+            .send()
+            .await
+            .map_err(|e| s3_error("PutObject", &self.bucket, &self.key, e))?;
+        Ok(())
+    }
+}
+
+impl IndexSource for S3 {
+    fn location(&self) -> Location {
+        Location::S3 {
+            bucket: self.bucket.clone(),
+            key: self.key.clone(),
+        }
+    }
+
+    async fn fetch(&self) -> Result<Bytes> {
+        let obj = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(&self.key)
+            .send()
+            .await
+            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?;
+        Ok(obj
+            .body
+            .collect()
+            .await
+            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
+            .into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_table() {
+        for (s, want) in [
+            ("1", Some(true)),
+            ("true", Some(true)),
+            (" True ", Some(true)),
+            ("YES", Some(true)),
+            ("on", Some(true)),
+            ("0", Some(false)),
+            ("false", Some(false)),
+            ("False", Some(false)),
+            ("no", Some(false)),
+            ("off", Some(false)),
+            ("", None),
+            ("maybe", None),
+            ("2", None),
+            ("tru", None),
+        ] {
+            assert_eq!(parse_bool(s), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn locations_table() {
+        assert_eq!(
+            Location::parse("s3://b/k/x.idx").unwrap(),
+            Location::S3 {
+                bucket: "b".into(),
+                key: "k/x.idx".into()
+            }
+        );
+        assert_eq!(
+            Location::parse("/tmp/a.idx").unwrap(),
+            Location::File("/tmp/a.idx".into())
+        );
+        assert_eq!(Location::parse("s3://b/k").unwrap().to_string(), "s3://b/k");
+        for bad in ["s3://b", "s3:///k", "s3://b/", "", "  "] {
+            assert!(Location::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_file_names_its_path() {
+        let e = File("/nonexistent/x.idx".into()).fetch().await.unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/x.idx"), "{e}");
+    }
+}

@@ -1,0 +1,205 @@
+//! How can a request fail? Every NLWeb failure the endpoint sends, with its
+//! code, its HTTP status and the headers that go with it, decided here and
+//! nowhere else.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The `error.code` of a failure document (DESIGN §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum FailureCode {
+    /// Nothing in the index matches.
+    NoResults,
+    /// A mode this endpoint does not serve.
+    UnsupportedMode,
+    /// A `response_format` this endpoint does not serve.
+    UnsupportedFormat,
+    /// Missing, empty or over-long query; a bad parameter value.
+    InvalidQuery,
+    /// The body is not JSON, or not an object.
+    InvalidRequest,
+    /// The body is over the limit.
+    PayloadTooLarge,
+    /// Not GET, POST or OPTIONS.
+    MethodNotAllowed,
+    /// The client's token bucket is empty.
+    RateLimited,
+    /// A bug: never a panic or an invocation error.
+    InternalError,
+}
+
+impl FailureCode {
+    /// The HTTP status that goes with the code: the one exhaustive table.
+    pub fn status(self) -> u16 {
+        match self {
+            FailureCode::NoResults
+            | FailureCode::UnsupportedMode
+            | FailureCode::UnsupportedFormat => 200,
+            FailureCode::InvalidQuery | FailureCode::InvalidRequest => 400,
+            FailureCode::MethodNotAllowed => 405,
+            FailureCode::PayloadTooLarge => 413,
+            FailureCode::RateLimited => 429,
+            FailureCode::InternalError => 500,
+        }
+    }
+
+    /// The code as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCode::NoResults => "NO_RESULTS",
+            FailureCode::UnsupportedMode => "UNSUPPORTED_MODE",
+            FailureCode::UnsupportedFormat => "UNSUPPORTED_FORMAT",
+            FailureCode::InvalidQuery => "INVALID_QUERY",
+            FailureCode::InvalidRequest => "INVALID_REQUEST",
+            FailureCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            FailureCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            FailureCode::RateLimited => "RATE_LIMITED",
+            FailureCode::InternalError => "INTERNAL_ERROR",
+        }
+    }
+
+    /// Every code, for tests and schemas.
+    pub const ALL: [FailureCode; 9] = [
+        FailureCode::NoResults,
+        FailureCode::UnsupportedMode,
+        FailureCode::UnsupportedFormat,
+        FailureCode::InvalidQuery,
+        FailureCode::InvalidRequest,
+        FailureCode::PayloadTooLarge,
+        FailureCode::MethodNotAllowed,
+        FailureCode::RateLimited,
+        FailureCode::InternalError,
+    ];
+}
+
+/// Why a request got a failure document instead of an answer. The message
+/// (its `Display`) says what went wrong and what to send instead.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Failure {
+    /// Nothing in the index matches the question.
+    #[error("nothing in the documentation matches {query:?}")]
+    NoResults {
+        /// The question as asked.
+        query: String,
+    },
+    /// The request names a mode that is not served.
+    #[error("{0}")]
+    UnsupportedMode(String),
+    /// The request names a response format that is not served.
+    #[error("response_format {0:?} is not served here; use conversational_search")]
+    UnsupportedFormat(String),
+    /// A missing, empty or over-long query, or a bad parameter value.
+    #[error("{0}")]
+    InvalidQuery(String),
+    /// The body is not a JSON object.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// The body is over the limit.
+    #[error("request body is {bytes} bytes; the limit is {limit} bytes")]
+    PayloadTooLarge {
+        /// Body size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A method other than GET, POST or OPTIONS.
+    #[error("{method} is not allowed on /ask; use GET or POST")]
+    MethodNotAllowed {
+        /// The method sent.
+        method: String,
+    },
+    /// The client's bucket is empty.
+    #[error("too many requests from this address; retry in {retry_after_secs} s")]
+    RateLimited {
+        /// Seconds until a token is back.
+        retry_after_secs: u32,
+    },
+    /// A bug (a panic caught while answering).
+    #[error("the endpoint hit a bug; please retry or report it")]
+    InternalError,
+}
+
+impl Failure {
+    /// The NLWeb code.
+    pub fn code(&self) -> FailureCode {
+        match self {
+            Failure::NoResults { .. } => FailureCode::NoResults,
+            Failure::UnsupportedMode(_) => FailureCode::UnsupportedMode,
+            Failure::UnsupportedFormat(_) => FailureCode::UnsupportedFormat,
+            Failure::InvalidQuery(_) => FailureCode::InvalidQuery,
+            Failure::InvalidRequest(_) => FailureCode::InvalidRequest,
+            Failure::PayloadTooLarge { .. } => FailureCode::PayloadTooLarge,
+            Failure::MethodNotAllowed { .. } => FailureCode::MethodNotAllowed,
+            Failure::RateLimited { .. } => FailureCode::RateLimited,
+            Failure::InternalError => FailureCode::InternalError,
+        }
+    }
+
+    /// The HTTP status of the response that carries it.
+    pub fn status(&self) -> u16 {
+        self.code().status()
+    }
+
+    /// Headers that the status calls for (`Retry-After` with 429, `Allow`
+    /// with 405).
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Failure::RateLimited { retry_after_secs } => {
+                vec![("retry-after", retry_after_secs.to_string())]
+            }
+            Failure::MethodNotAllowed { .. } => vec![("allow", "GET, POST, OPTIONS".into())],
+            _ => Vec::new(),
+        }
+    }
+
+    /// An `INVALID_QUERY` failure.
+    pub fn invalid_query(message: impl Into<String>) -> Failure {
+        Failure::InvalidQuery(message.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_statuses_and_wire_names_table() {
+        let table = [
+            ("NO_RESULTS", 200),
+            ("UNSUPPORTED_MODE", 200),
+            ("UNSUPPORTED_FORMAT", 200),
+            ("INVALID_QUERY", 400),
+            ("INVALID_REQUEST", 400),
+            ("PAYLOAD_TOO_LARGE", 413),
+            ("METHOD_NOT_ALLOWED", 405),
+            ("RATE_LIMITED", 429),
+            ("INTERNAL_ERROR", 500),
+        ];
+        assert_eq!(table.len(), FailureCode::ALL.len());
+        for (code, (name, status)) in FailureCode::ALL.iter().zip(table) {
+            assert_eq!(code.as_str(), name);
+            assert_eq!(code.status(), status, "{name}");
+            // The serde name is the same string.
+            assert_eq!(serde_json::to_value(code).unwrap(), name);
+        }
+    }
+
+    #[test]
+    fn headers_follow_the_failure() {
+        let f = Failure::RateLimited {
+            retry_after_secs: 3,
+        };
+        assert_eq!(f.status(), 429);
+        assert_eq!(f.headers(), vec![("retry-after", "3".to_string())]);
+        assert_eq!(
+            f.to_string(),
+            "too many requests from this address; retry in 3 s"
+        );
+        let f = Failure::MethodNotAllowed {
+            method: "DELETE".into(),
+        };
+        assert_eq!(f.status(), 405);
+        assert_eq!(f.headers()[0].0, "allow");
+    }
+}

@@ -1,0 +1,829 @@
+//! What did the client ask for? The three request shapes of DESIGN §2 as
+//! serde types — URL parameters ([`UrlParams`]), and one POST body type
+//! ([`AskBody`]) that holds both the flat legacy members and the 0.55
+//! `query` / `context` / `prefer` / `meta` objects — normalised into one
+//! [`AskRequest`].
+//!
+//! Leniency: text members may be strings, numbers or booleans; `prev` an
+//! array or a comma string; `site` a string or an array (its first entry);
+//! a `context` or `prefer` that is not an object is ignored; unknown members
+//! and `query.*` filters are ignored. Precedence: a member the body gives
+//! replaces the URL parameter of the same name; then `query` > `q` > `text`,
+//! `prefer.mode` > `mode` > `generate_mode`, and for streaming
+//! `prefer.streaming` > `streaming` > `Accept: text/event-stream` > the
+//! configured default.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::failure::Failure;
+use crate::config::Config;
+
+/// A response mode.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Ranked sections only.
+    List,
+    /// Sections plus an extractive SearchSummary.
+    Summarize,
+    /// Like summarize (extractive, no model): the summary is the answer.
+    Generate,
+}
+
+impl Mode {
+    /// Parses one mode name; `none` is the reference server's name for list.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "list" | "none" => Some(Mode::List),
+            "summarize" | "summary" => Some(Mode::Summarize),
+            "generate" => Some(Mode::Generate),
+            _ => None,
+        }
+    }
+
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::List => "list",
+            Mode::Summarize => "summarize",
+            Mode::Generate => "generate",
+        }
+    }
+}
+
+/// Response formats served.
+const FORMATS: &[&str] = &["conversational_search", "conv_search"];
+
+/// Text as clients send it: a string, or a number or boolean read as its
+/// text.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged, expecting = "a string")]
+pub enum Text {
+    /// A string.
+    String(String),
+    /// A number, read as its decimal text.
+    Number(serde_json::Number),
+    /// A boolean, read as `true` / `false`.
+    Bool(bool),
+}
+
+impl Text {
+    fn into_string(self) -> String {
+        match self {
+            Text::String(s) => s,
+            Text::Number(n) => n.to_string(),
+            Text::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Text::String(s) => write!(f, "{s:?}"),
+            Text::Number(n) => write!(f, "{n}"),
+            Text::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Earlier questions: an array, or one comma-separated string (`"a,b"`,
+/// `"[a,b]"`, or a JSON array written as a string).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "prev as an array of strings or a comma-separated string"
+)]
+pub enum Prev {
+    /// `["a", "b"]`.
+    List(Vec<Text>),
+    /// `"a,b"`.
+    Joined(Text),
+}
+
+/// `site` / `query.site`: one site, or a list whose first entry is used.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged, expecting = "site as a string or an array of strings")]
+pub enum Site {
+    /// `"docs"`.
+    One(Text),
+    /// `["docs", …]`.
+    Many(Vec<Text>),
+}
+
+/// `query` in a body: the 0.55 object or the legacy string.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "query as {\"text\": \"…\"} (NLWeb 0.55) or as a string"
+)]
+pub enum QueryMember {
+    /// NLWeb 0.55 `{"text": …, "site": …, …filters}`.
+    Object(QueryObject),
+    /// Legacy flat `"query": "…"`.
+    Text(Text),
+}
+
+/// The 0.55 `query` object. Other filters are accepted and ignored.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+pub struct QueryObject {
+    /// The question.
+    #[serde(default)]
+    pub text: Option<Text>,
+    /// The site to search (one site is served).
+    #[serde(default)]
+    pub site: Option<Site>,
+    /// A standalone version of the question, used instead of it and `prev`.
+    #[serde(default)]
+    pub decontextualized_query: Option<Text>,
+}
+
+/// The 0.55 `context` object.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+pub struct Context {
+    /// Earlier questions, oldest first.
+    #[serde(default)]
+    pub prev: Option<Prev>,
+}
+
+/// The 0.55 `prefer` object.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+pub struct Prefer {
+    /// SSE (`true`) or one JSON document (`false`).
+    #[serde(default)]
+    pub streaming: Option<Text>,
+    /// `list`, `summarize` or `generate` (a comma list picks the richest).
+    #[serde(default)]
+    pub mode: Option<Text>,
+    /// `conversational_search` (alias `conv_search`).
+    #[serde(default)]
+    pub response_format: Option<Text>,
+}
+
+/// A POST body: the NLWeb 0.55 members and the flat legacy ones side by
+/// side (a body may mix them).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+pub struct AskBody {
+    /// The question: the 0.55 object or a legacy string.
+    #[serde(default)]
+    pub query: Option<QueryMember>,
+    /// Legacy alias of `query`.
+    #[serde(default)]
+    pub q: Option<Text>,
+    /// Legacy alias of `query`.
+    #[serde(default)]
+    pub text: Option<Text>,
+    /// Legacy mode.
+    #[serde(default)]
+    pub mode: Option<Text>,
+    /// Legacy mode, read after `mode`.
+    #[serde(default)]
+    pub generate_mode: Option<Text>,
+    /// Legacy streaming flag.
+    #[serde(default)]
+    pub streaming: Option<Text>,
+    /// Legacy earlier questions.
+    #[serde(default)]
+    pub prev: Option<Prev>,
+    /// Legacy site.
+    #[serde(default)]
+    pub site: Option<Site>,
+    /// An id to echo in the answer.
+    #[serde(default)]
+    pub query_id: Option<Text>,
+    /// Legacy standalone question.
+    #[serde(default)]
+    pub decontextualized_query: Option<Text>,
+    /// NLWeb 0.55 context (ignored unless an object).
+    #[serde(default, deserialize_with = "object_or_none")]
+    pub context: Option<Context>,
+    /// NLWeb 0.55 preferences (ignored unless an object).
+    #[serde(default, deserialize_with = "object_or_none")]
+    pub prefer: Option<Prefer>,
+    /// NLWeb 0.55 `meta` (`version`): accepted and not needed.
+    #[serde(default)]
+    pub meta: Option<serde_json::Value>,
+}
+
+/// The URL parameters read (GET, and POST with a query string); others are
+/// ignored.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct UrlParams {
+    /// The question.
+    pub query: Option<String>,
+    /// Alias of `query`.
+    pub q: Option<String>,
+    /// Alias of `query`.
+    pub text: Option<String>,
+    /// `list`, `summarize` or `generate`.
+    pub mode: Option<String>,
+    /// Read when `mode` is absent.
+    pub generate_mode: Option<String>,
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`, `on`/`off`).
+    pub streaming: Option<String>,
+    /// Earlier questions, comma-separated.
+    pub prev: Option<String>,
+    /// The site to search.
+    pub site: Option<String>,
+    /// An id to echo in the answer.
+    pub query_id: Option<String>,
+    /// A standalone version of the question.
+    pub decontextualized_query: Option<String>,
+}
+
+/// A member that only counts when it is an object: anything else is read
+/// as absent, while an object with a bad member is still an error.
+fn object_or_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    if v.is_object() {
+        T::deserialize(v)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
+    } else {
+        Ok(None)
+    }
+}
+
+/// A parsed, validated `/ask` request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AskRequest {
+    /// The question.
+    pub query: String,
+    /// Earlier questions, oldest first.
+    pub prev: Vec<String>,
+    /// A client-supplied standalone version of the question.
+    pub decontextualized_query: Option<String>,
+    /// Response mode.
+    pub mode: Mode,
+    /// SSE or JSON.
+    pub streaming: bool,
+    /// Echoed `query_id`, if the client sent one.
+    pub query_id: Option<String>,
+    /// `query.site` / `site`, accepted and echoed in logs (one site here).
+    pub site: Option<String>,
+}
+
+/// The HTTP facts parsing needs, already taken out of the event.
+#[derive(Clone, Debug, Default)]
+pub struct RawRequest<'a> {
+    /// Decoded URL query parameters (the first value of each).
+    pub params: Vec<(String, String)>,
+    /// `Accept` header.
+    pub accept: Option<&'a str>,
+    /// The body (already base64-decoded).
+    pub body: &'a [u8],
+}
+
+/// The members of either shape, each as given, before validation.
+#[derive(Default)]
+struct Members {
+    query: Option<Text>,
+    q: Option<Text>,
+    text: Option<Text>,
+    mode: Option<Text>,
+    generate_mode: Option<Text>,
+    streaming: Option<Text>,
+    prev: Option<Prev>,
+    site: Option<Site>,
+    query_id: Option<Text>,
+    decontextualized_query: Option<Text>,
+    prefer: Prefer,
+}
+
+impl From<UrlParams> for Members {
+    fn from(p: UrlParams) -> Members {
+        let t = |v: Option<String>| v.map(Text::String);
+        Members {
+            query: t(p.query),
+            q: t(p.q),
+            text: t(p.text),
+            mode: t(p.mode),
+            generate_mode: t(p.generate_mode),
+            streaming: t(p.streaming),
+            prev: p.prev.map(|s| Prev::Joined(Text::String(s))),
+            site: p.site.map(|s| Site::One(Text::String(s))),
+            query_id: t(p.query_id),
+            decontextualized_query: t(p.decontextualized_query),
+            prefer: Prefer::default(),
+        }
+    }
+}
+
+impl From<AskBody> for Members {
+    fn from(b: AskBody) -> Members {
+        let (query, site, decontextualized_query) = match b.query {
+            Some(QueryMember::Object(o)) => (
+                o.text,
+                o.site.or(b.site),
+                o.decontextualized_query.or(b.decontextualized_query),
+            ),
+            Some(QueryMember::Text(t)) => (Some(t), b.site, b.decontextualized_query),
+            None => (None, b.site, b.decontextualized_query),
+        };
+        Members {
+            query,
+            q: b.q,
+            text: b.text,
+            mode: b.mode,
+            generate_mode: b.generate_mode,
+            streaming: b.streaming,
+            prev: b.context.and_then(|c| c.prev).or(b.prev),
+            site,
+            query_id: b.query_id,
+            decontextualized_query,
+            prefer: b.prefer.unwrap_or_default(),
+        }
+    }
+}
+
+impl Members {
+    /// Each member the body gives replaces the URL's.
+    fn over(self, url: Members) -> Members {
+        Members {
+            query: self.query.or(url.query),
+            q: self.q.or(url.q),
+            text: self.text.or(url.text),
+            mode: self.mode.or(url.mode),
+            generate_mode: self.generate_mode.or(url.generate_mode),
+            streaming: self.streaming.or(url.streaming),
+            prev: self.prev.or(url.prev),
+            site: self.site.or(url.site),
+            query_id: self.query_id.or(url.query_id),
+            decontextualized_query: self.decontextualized_query.or(url.decontextualized_query),
+            prefer: self.prefer,
+        }
+    }
+}
+
+/// `false`, `"false"`, `"False"`, `"0"`, `"no"`, `"off"` are false; the
+/// opposites true; anything else is a bad value.
+fn parse_streaming(v: Text) -> Result<bool, Failure> {
+    let shown = v.to_string();
+    ask_store::parse_bool(&v.into_string()).ok_or_else(|| {
+        Failure::invalid_query(format!("streaming must be true or false, got {shown}"))
+    })
+}
+
+/// One mode or a comma list (`"list, summarize"`): the richest it names.
+fn parse_mode(v: Text) -> Result<Mode, Failure> {
+    let s = v.into_string();
+    let mut best: Option<Mode> = None;
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match Mode::parse(part) {
+            Some(m) => best = Some(best.map_or(m, |b| b.max(m))),
+            None => {
+                return Err(Failure::UnsupportedMode(format!(
+                    "mode {part:?} is not served here; use list, summarize or generate"
+                )));
+            }
+        }
+    }
+    best.ok_or_else(|| {
+        Failure::UnsupportedMode("mode is empty; use list, summarize or generate".into())
+    })
+}
+
+/// `prev` as a list, blanks dropped, the most recent `max` kept.
+fn parse_prev(v: Prev, max: usize) -> Vec<String> {
+    let list: Vec<String> = match v {
+        Prev::List(items) => items.into_iter().map(Text::into_string).collect(),
+        Prev::Joined(t) => {
+            let s = t.into_string();
+            let t = s.trim();
+            if t.starts_with('[')
+                && let Ok(items) = serde_json::from_str::<Vec<Text>>(t)
+            {
+                return parse_prev(Prev::List(items), max);
+            }
+            t.trim_start_matches('[')
+                .trim_end_matches(']')
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .collect()
+        }
+    };
+    let mut list: Vec<String> = list.into_iter().filter(|p| !p.trim().is_empty()).collect();
+    if list.len() > max {
+        // Keep the most recent ones.
+        list.drain(..list.len() - max);
+    }
+    list
+}
+
+/// Reads the body: not UTF-8, not JSON or not an object is
+/// `INVALID_REQUEST`; a member of the wrong kind is `INVALID_QUERY`.
+fn read_body(body: &[u8]) -> Result<Option<AskBody>, Failure> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| Failure::InvalidRequest("request body is not UTF-8 JSON".into()))?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| Failure::InvalidRequest(format!("request body is not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(Failure::InvalidRequest(
+            "request body must be a JSON object".into(),
+        ));
+    }
+    serde_path_to_error::deserialize(value)
+        .map(Some)
+        .map_err(|e| Failure::invalid_query(format!("{}: {}", e.path(), e.inner())))
+}
+
+/// The URL parameters this endpoint reads; others are ignored.
+fn read_params(params: &[(String, String)]) -> UrlParams {
+    let map: serde_json::Map<String, serde_json::Value> = params
+        .iter()
+        .rev()
+        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+        .collect();
+    // Every value is a string and every member an optional string: this
+    // cannot fail, and if it did the request would just have no parameters.
+    serde_json::from_value(serde_json::Value::Object(map)).unwrap_or_default()
+}
+
+/// Parses and validates a request.
+pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
+    if raw.body.len() > cfg.max_body_bytes {
+        return Err(Failure::PayloadTooLarge {
+            bytes: raw.body.len(),
+            limit: cfg.max_body_bytes,
+        });
+    }
+    let url = Members::from(read_params(&raw.params));
+    let m = match read_body(raw.body)? {
+        Some(body) => Members::from(body).over(url),
+        None => url,
+    };
+
+    let Some(query) = m.query.or(m.q).or(m.text) else {
+        return Err(Failure::invalid_query(
+            "query is missing: send ?query=… or {\"query\":{\"text\":…}}",
+        ));
+    };
+    let query = query.into_string().trim().to_string();
+    if query.is_empty() {
+        return Err(Failure::invalid_query("query is empty"));
+    }
+    let chars = query.chars().count();
+    if chars > cfg.max_query_chars {
+        return Err(Failure::invalid_query(format!(
+            "query is {chars} characters; the limit is {}",
+            cfg.max_query_chars
+        )));
+    }
+
+    if let Some(f) = m.prefer.response_format {
+        let f = f.into_string();
+        if !FORMATS.contains(&f.trim()) {
+            return Err(Failure::UnsupportedFormat(f));
+        }
+    }
+
+    let mode = match m.prefer.mode.or(m.mode).or(m.generate_mode) {
+        Some(v) => parse_mode(v)?,
+        None => cfg.default_mode,
+    };
+
+    let accept_sse = raw
+        .accept
+        .is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"));
+    let streaming = match m.prefer.streaming.or(m.streaming) {
+        Some(v) => parse_streaming(v)?,
+        None => accept_sse || cfg.default_streaming,
+    };
+
+    let prev = m
+        .prev
+        .map(|p| parse_prev(p, cfg.max_prev))
+        .unwrap_or_default();
+    if prev.iter().any(|p| p.chars().count() > cfg.max_query_chars) {
+        return Err(Failure::invalid_query(format!(
+            "a prev entry is over {} characters",
+            cfg.max_query_chars
+        )));
+    }
+    let decontextualized_query = m
+        .decontextualized_query
+        .map(|s| s.into_string().trim().to_string())
+        .filter(|s| !s.is_empty());
+    if decontextualized_query
+        .as_ref()
+        .is_some_and(|d| d.chars().count() > cfg.max_query_chars)
+    {
+        return Err(Failure::invalid_query(
+            "decontextualized_query is over the query limit",
+        ));
+    }
+    let query_id = m
+        .query_id
+        .map(|s| {
+            s.into_string()
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+                .take(64)
+                .collect::<String>()
+        })
+        .filter(|s| !s.is_empty());
+    let site = m.site.and_then(|s| match s {
+        Site::One(t) => Some(t.into_string()),
+        Site::Many(list) => list.into_iter().next().map(Text::into_string),
+    });
+    Ok(AskRequest {
+        query,
+        prev,
+        decontextualized_query,
+        mode,
+        streaming,
+        query_id,
+        site,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::EMBEDDED_CONFIG;
+    use crate::protocol::FailureCode;
+
+    fn cfg() -> Config {
+        Config::load(EMBEDDED_CONFIG, &|_| None).unwrap()
+    }
+
+    fn req(
+        params: &[(&str, &str)],
+        accept: Option<&'static str>,
+        body: &'static str,
+    ) -> Result<AskRequest, Failure> {
+        let raw = RawRequest {
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            accept,
+            body: body.as_bytes(),
+        };
+        parse(&raw, &cfg())
+    }
+
+    #[test]
+    fn request_shapes_table() {
+        // (params, accept, body, query, mode, streaming, prev)
+        type Case = (
+            &'static [(&'static str, &'static str)],
+            Option<&'static str>,
+            &'static str,
+            &'static str,
+            Mode,
+            bool,
+            &'static [&'static str],
+        );
+        let cases: &[Case] = &[
+            (
+                &[("query", "rate limit")],
+                None,
+                "",
+                "rate limit",
+                Mode::Generate,
+                true,
+                &[],
+            ),
+            (
+                &[("q", "x"), ("streaming", "false")],
+                None,
+                "",
+                "x",
+                Mode::Generate,
+                false,
+                &[],
+            ),
+            (
+                &[("text", "x"), ("streaming", "False"), ("mode", "list")],
+                None,
+                "",
+                "x",
+                Mode::List,
+                false,
+                &[],
+            ),
+            (
+                &[
+                    ("query", "x"),
+                    ("streaming", "0"),
+                    ("generate_mode", "summarize"),
+                ],
+                None,
+                "",
+                "x",
+                Mode::Summarize,
+                false,
+                &[],
+            ),
+            (
+                &[
+                    ("query", "x"),
+                    ("mode", "list"),
+                    ("generate_mode", "summarize"),
+                ],
+                None,
+                "",
+                "x",
+                Mode::List,
+                true,
+                &[],
+            ),
+            (
+                &[("query", "x"), ("streaming", "off")],
+                Some("text/event-stream"),
+                "",
+                "x",
+                Mode::Generate,
+                false,
+                &[],
+            ),
+            (
+                &[("query", "x"), ("prev", "a,b")],
+                None,
+                "",
+                "x",
+                Mode::Generate,
+                true,
+                &["a", "b"],
+            ),
+            (
+                &[("query", "url")],
+                None,
+                r#"{"query":"body","streaming":false,"prev":["p"]}"#,
+                "body",
+                Mode::Generate,
+                false,
+                &["p"],
+            ),
+            (
+                &[],
+                None,
+                r#"{"query":"x","streaming":false}"#,
+                "x",
+                Mode::Generate,
+                false,
+                &[],
+            ),
+            (
+                &[],
+                None,
+                r#"{"query":{"text":"x","itemType":"TechArticle"},"context":{"prev":["a"]},"prefer":{"streaming":false,"mode":"list, summarize","response_format":"conversational_search"},"meta":{"version":"0.55"}}"#,
+                "x",
+                Mode::Summarize,
+                false,
+                &["a"],
+            ),
+            (
+                &[],
+                None,
+                r#"{"query":{"text":"x"},"context":{"@type":"ConversationalContext"}}"#,
+                "x",
+                Mode::Generate,
+                true,
+                &[],
+            ),
+            (
+                &[("streaming", "true")],
+                None,
+                r#"{"query":{"text":"x"},"prefer":{"streaming":false}}"#,
+                "x",
+                Mode::Generate,
+                false,
+                &[],
+            ),
+            (
+                &[],
+                Some("text/event-stream"),
+                r#"{"query":{"text":"x"}}"#,
+                "x",
+                Mode::Generate,
+                true,
+                &[],
+            ),
+            (
+                &[],
+                None,
+                r#"{"query":{"text":"x"},"meta":{"api_version":"0.55"},"prefer":{"mode":"none"}}"#,
+                "x",
+                Mode::List,
+                true,
+                &[],
+            ),
+        ];
+        for (params, accept, body, q, mode, streaming, prev) in cases {
+            let r =
+                req(params, *accept, body).unwrap_or_else(|f| panic!("{params:?} {body}: {f:?}"));
+            assert_eq!(r.query, *q, "{params:?} {body}");
+            assert_eq!(r.mode, *mode, "{params:?} {body}");
+            assert_eq!(r.streaming, *streaming, "{params:?} {body}");
+            assert_eq!(
+                r.prev,
+                prev.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "{params:?} {body}"
+            );
+        }
+    }
+
+    #[test]
+    fn failures_table() {
+        let long = "x".repeat(501);
+        type Case<'a> = (Vec<(&'a str, &'a str)>, String, FailureCode, u16);
+        let cases: Vec<Case> = vec![
+            (vec![], String::new(), FailureCode::InvalidQuery, 400),
+            (
+                vec![("query", "   ")],
+                String::new(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (
+                vec![("query", long.as_str())],
+                String::new(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (vec![], "not json{".into(), FailureCode::InvalidRequest, 400),
+            (vec![], "[1,2]".into(), FailureCode::InvalidRequest, 400),
+            (
+                vec![],
+                r#"{"query":{"site":"x"}}"#.into(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (
+                vec![],
+                r#"{"query":{"text":""}}"#.into(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (
+                vec![],
+                r#"{"query":{"text":["x"]}}"#.into(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (
+                vec![("query", "x"), ("streaming", "maybe")],
+                String::new(),
+                FailureCode::InvalidQuery,
+                400,
+            ),
+            (
+                vec![],
+                r#"{"query":{"text":"x"},"prefer":{"mode":"recommend"}}"#.into(),
+                FailureCode::UnsupportedMode,
+                200,
+            ),
+            (
+                vec![],
+                r#"{"query":{"text":"x"},"prefer":{"response_format":"chatgpt_app"}}"#.into(),
+                FailureCode::UnsupportedFormat,
+                200,
+            ),
+            (
+                vec![("query", "x")],
+                format!("{{\"pad\":\"{}\"}}", "y".repeat(70_000)),
+                FailureCode::PayloadTooLarge,
+                413,
+            ),
+        ];
+        for (params, body, code, status) in cases {
+            let raw = RawRequest {
+                params: params
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                accept: None,
+                body: body.as_bytes(),
+            };
+            let f = parse(&raw, &cfg()).expect_err(&format!("{params:?} {body:.60}"));
+            assert_eq!(
+                (f.code(), f.status()),
+                (code, status),
+                "{params:?} {body:.60}: {}",
+                f
+            );
+        }
+    }
+
+    #[test]
+    fn exactly_500_characters_is_accepted() {
+        let q = "é".repeat(500);
+        let raw = RawRequest {
+            params: vec![("query".into(), q)],
+            ..RawRequest::default()
+        };
+        assert!(parse(&raw, &cfg()).is_ok());
+    }
+}

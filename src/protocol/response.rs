@@ -1,0 +1,467 @@
+//! What does the endpoint send back? Every NLWeb 0.55 response document
+//! (answer, failure) and every SSE event, as serde types. `_meta` is built
+//! here and only here; schemas derive from the same types.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::failure::{Failure, FailureCode};
+
+/// The protocol version on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Version {
+    /// NLWeb 0.55.
+    #[default]
+    #[serde(rename = "0.55")]
+    V055,
+}
+
+/// The response format served (`conversational_search`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// `results`: a list of Schema.org items.
+    #[default]
+    ConversationalSearch,
+}
+
+/// `_meta.response_type`: what kind of document this is. This endpoint
+/// answers or fails; it never sends `elicitation` or `promise`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseType {
+    /// An answer.
+    Answer,
+    /// A failure; the document carries `error`.
+    Failure,
+}
+
+/// `_meta.session_context`: the conversation this answer belongs to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionContext {
+    /// The `query_id` of the exchange.
+    pub conversation_id: String,
+}
+
+/// `_meta` of every document and of the `start` and `complete` events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// `answer` or `failure`.
+    pub response_type: ResponseType,
+    /// Always `0.55`.
+    pub version: Version,
+    /// The format of `results` (answers and the `start` event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+    /// `true` on the `start` event of a stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<bool>,
+    /// On the `complete` event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_context: Option<SessionContext>,
+}
+
+impl Meta {
+    /// An answer document's `_meta`.
+    pub fn answer() -> Meta {
+        Meta {
+            response_type: ResponseType::Answer,
+            version: Version::V055,
+            response_format: Some(ResponseFormat::ConversationalSearch),
+            streaming: None,
+            session_context: None,
+        }
+    }
+
+    /// A failure document's `_meta`.
+    pub fn failure() -> Meta {
+        Meta {
+            response_type: ResponseType::Failure,
+            version: Version::V055,
+            response_format: None,
+            streaming: None,
+            session_context: None,
+        }
+    }
+
+    /// The `start` event's `_meta` (a stream starts as an answer).
+    pub fn stream_start() -> Meta {
+        Meta {
+            streaming: Some(true),
+            ..Meta::answer()
+        }
+    }
+
+    /// The `complete` event's `_meta`: how the stream ended, and its
+    /// conversation.
+    pub fn stream_complete(response_type: ResponseType, query_id: &str) -> Meta {
+        Meta {
+            response_type,
+            version: Version::V055,
+            response_format: None,
+            streaming: None,
+            session_context: Some(SessionContext {
+                conversation_id: query_id.to_string(),
+            }),
+        }
+    }
+}
+
+/// `@context` of every item: Schema.org.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SchemaContext {
+    /// `https://schema.org`.
+    #[default]
+    #[serde(rename = "https://schema.org")]
+    SchemaOrg,
+}
+
+/// `@type` of a document item.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum TechArticleType {
+    /// A heading section of a docs page.
+    #[default]
+    TechArticle,
+}
+
+/// `@type` of the summary item.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SearchSummaryType {
+    /// The extractive answer.
+    #[default]
+    SearchSummary,
+}
+
+/// A heading section of a docs page, as a Schema.org `TechArticle`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Article {
+    /// `TechArticle`.
+    #[serde(rename = "@type")]
+    pub kind: TechArticleType,
+    /// `https://schema.org`.
+    #[serde(rename = "@context")]
+    pub context: SchemaContext,
+    /// Page title, then ` — ` and the section heading.
+    pub name: String,
+    /// Absolute URL of the section (`#anchor`).
+    pub url: String,
+    /// The docs base URL.
+    pub site: String,
+    /// BM25 score, two decimals.
+    pub score: f32,
+    /// A short query-relevant snippet.
+    pub description: String,
+    /// The section's plain text.
+    pub text: String,
+    /// The same article for clients of the older format.
+    pub schema_object: ArticleObject,
+    /// Where the text comes from.
+    pub grounding: Grounding,
+}
+
+/// `schema_object` of a document item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArticleObject {
+    /// `TechArticle`.
+    #[serde(rename = "@type")]
+    pub kind: TechArticleType,
+    /// `https://schema.org`.
+    #[serde(rename = "@context")]
+    pub context: SchemaContext,
+    /// As the item's.
+    pub name: String,
+    /// As the item's.
+    pub url: String,
+    /// As the item's.
+    pub description: String,
+    /// As the item's.
+    pub text: String,
+}
+
+/// `grounding` of a document item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Grounding {
+    /// The section's URL.
+    pub source_urls: Vec<String>,
+}
+
+impl Article {
+    /// An item, with its `schema_object` and `grounding` filled from the
+    /// same fields.
+    pub fn new(
+        name: String,
+        url: String,
+        site: String,
+        score: f32,
+        description: String,
+        text: String,
+    ) -> Article {
+        Article {
+            kind: TechArticleType::TechArticle,
+            context: SchemaContext::SchemaOrg,
+            schema_object: ArticleObject {
+                kind: TechArticleType::TechArticle,
+                context: SchemaContext::SchemaOrg,
+                name: name.clone(),
+                url: url.clone(),
+                description: description.clone(),
+                text: text.clone(),
+            },
+            grounding: Grounding {
+                source_urls: vec![url.clone()],
+            },
+            name,
+            url,
+            site,
+            score,
+            description,
+            text,
+        }
+    }
+}
+
+/// A source the summary cites: `[index]` in its text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Citation {
+    /// 1-based rank of the cited item among the document items.
+    pub index: usize,
+    /// The cited item's name.
+    pub name: String,
+    /// The cited item's URL.
+    pub url: String,
+}
+
+/// The extractive answer, as a Schema.org `SearchSummary`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Summary {
+    /// `SearchSummary`.
+    #[serde(rename = "@type")]
+    pub kind: SearchSummaryType,
+    /// `https://schema.org`.
+    #[serde(rename = "@context")]
+    pub context: SchemaContext,
+    /// Sentences from the sources, each followed by `[n]`.
+    pub text: String,
+    /// `Answer`.
+    pub name: String,
+    /// Empty: the summary has no page of its own.
+    pub url: String,
+    /// The docs base URL.
+    pub site: String,
+    /// Always 1.
+    pub score: f32,
+    /// The first sentence, without its citation.
+    pub description: String,
+    /// The cited items, by index.
+    pub citations: Vec<Citation>,
+    /// The same summary for clients of the older format.
+    pub schema_object: SummaryObject,
+}
+
+/// `schema_object` of the summary item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryObject {
+    /// `SearchSummary`.
+    #[serde(rename = "@type")]
+    pub kind: SearchSummaryType,
+    /// `https://schema.org`.
+    #[serde(rename = "@context")]
+    pub context: SchemaContext,
+    /// As the item's.
+    pub text: String,
+}
+
+impl Summary {
+    /// The summary item for `text` and its citations.
+    pub fn new(
+        text: String,
+        description: String,
+        citations: Vec<Citation>,
+        site: String,
+    ) -> Summary {
+        Summary {
+            kind: SearchSummaryType::SearchSummary,
+            context: SchemaContext::SchemaOrg,
+            schema_object: SummaryObject {
+                kind: SearchSummaryType::SearchSummary,
+                context: SchemaContext::SchemaOrg,
+                text: text.clone(),
+            },
+            text,
+            name: "Answer".into(),
+            url: String::new(),
+            site,
+            score: 1.0,
+            description,
+            citations,
+        }
+    }
+}
+
+/// One entry of `results` or one streamed `item`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ResultItem {
+    /// A docs section.
+    Article(Article),
+    /// The extractive answer.
+    Summary(Summary),
+}
+
+/// A non-streaming answer (`application/json`, status 200).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerDocument {
+    /// Document metadata.
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+    /// The client's `query_id`, or one made up for this answer.
+    pub query_id: String,
+    /// The SearchSummary first (summarize and generate), then the sections
+    /// best first.
+    pub results: Vec<ResultItem>,
+}
+
+/// `error` of a failure document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    /// What kind of failure.
+    pub code: FailureCode,
+    /// What went wrong and what to do.
+    pub message: String,
+}
+
+impl From<&Failure> for ErrorBody {
+    fn from(f: &Failure) -> ErrorBody {
+        ErrorBody {
+            code: f.code(),
+            message: f.to_string(),
+        }
+    }
+}
+
+/// A failure document: the body of every non-answer (and of `NO_RESULTS`,
+/// `UNSUPPORTED_*` at 200).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FailureDocument {
+    /// Document metadata.
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+    /// The failure.
+    pub error: ErrorBody,
+    /// Present when the request got as far as having one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_id: Option<String>,
+}
+
+impl FailureDocument {
+    /// The document for `f`.
+    pub fn new(f: &Failure, query_id: Option<&str>) -> FailureDocument {
+        FailureDocument {
+            meta: Meta::failure(),
+            error: f.into(),
+            query_id: query_id.map(str::to_string),
+        }
+    }
+}
+
+/// Any `/ask` response body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Document {
+    /// An answer.
+    Answer(AnswerDocument),
+    /// A failure.
+    Failure(FailureDocument),
+}
+
+/// The `start` event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartEvent {
+    /// Stream metadata (`streaming: true`).
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+    /// The exchange's id.
+    pub query_id: String,
+}
+
+/// A `result` event: one item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultEvent {
+    /// 0-based position in arrival order.
+    pub index: usize,
+    /// The item.
+    pub item: ResultItem,
+}
+
+/// The `complete` event, always last.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompleteEvent {
+    /// How the stream ended (`answer` or `failure`) and its conversation.
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+    /// The exchange's id.
+    pub query_id: String,
+    /// How many `result` events came before.
+    pub total_items: usize,
+    /// The failure, when the stream ended in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
+/// One Server-Sent Event's data; `message_type` is also the event's name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "message_type", rename_all = "lowercase")]
+pub enum StreamEvent {
+    /// First.
+    Start(StartEvent),
+    /// One per item.
+    Result(ResultEvent),
+    /// A failure document, after `start`.
+    Error(FailureDocument),
+    /// Last.
+    Complete(CompleteEvent),
+}
+
+impl StreamEvent {
+    /// The SSE `event:` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StreamEvent::Start(_) => "start",
+            StreamEvent::Result(_) => "result",
+            StreamEvent::Error(_) => "error",
+            StreamEvent::Complete(_) => "complete",
+        }
+    }
+}
+
+/// The body of a 404: not an NLWeb document but what API Gateway itself
+/// answers for a route that does not exist, so a disabled endpoint and a
+/// wrong path look the same as no endpoint at all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotFound {
+    /// `Not Found`.
+    pub message: String,
+}
+
+impl Default for NotFound {
+    fn default() -> NotFound {
+        NotFound {
+            message: "Not Found".into(),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! How is an answer written? The JSON document of a non-streaming answer,
+//! and the SSE framing of a streamed one (`start`, one `result` per item
+//! with the summary last, `complete`), buffered into one body.
+
+use super::failure::Failure;
+use super::response::{
+    AnswerDocument, Article, CompleteEvent, ErrorBody, FailureDocument, Meta, ResponseType,
+    ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
+};
+
+/// What an answer holds before it is written: sections best first, and the
+/// summary in the modes that have one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// Document items, best first.
+    pub items: Vec<Article>,
+    /// The SearchSummary (summarize and generate).
+    pub summary: Option<Summary>,
+}
+
+/// The non-streaming answer document: the summary first, then the items.
+pub fn answer_document(answer: &Answer, query_id: &str) -> AnswerDocument {
+    let results = answer
+        .summary
+        .iter()
+        .cloned()
+        .map(ResultItem::Summary)
+        .chain(answer.items.iter().cloned().map(ResultItem::Article))
+        .collect();
+    AnswerDocument {
+        meta: Meta::answer(),
+        query_id: query_id.to_string(),
+        results,
+    }
+}
+
+/// Appends one event: name, id, and the data on one line.
+fn frame(out: &mut String, id: usize, event: &StreamEvent) {
+    out.push_str("event: ");
+    out.push_str(event.name());
+    out.push_str("\nid: ");
+    out.push_str(&id.to_string());
+    out.push_str("\ndata: ");
+    // serde_json never writes a raw newline, so the data is one line; the
+    // types hold nothing that fails to serialize.
+    out.push_str(&serde_json::to_string(event).unwrap_or_default());
+    out.push_str("\n\n");
+}
+
+/// The streamed answer: `start`, one `result` per item (the summary after
+/// the sections), `complete`.
+pub fn answer_stream(answer: &Answer, query_id: &str) -> String {
+    let mut events = vec![StreamEvent::Start(StartEvent {
+        meta: Meta::stream_start(),
+        query_id: query_id.to_string(),
+    })];
+    let items = answer
+        .items
+        .iter()
+        .cloned()
+        .map(ResultItem::Article)
+        .chain(answer.summary.iter().cloned().map(ResultItem::Summary));
+    for (index, item) in items.enumerate() {
+        events.push(StreamEvent::Result(ResultEvent { index, item }));
+    }
+    events.push(StreamEvent::Complete(CompleteEvent {
+        meta: Meta::stream_complete(ResponseType::Answer, query_id),
+        query_id: query_id.to_string(),
+        total_items: events.len() - 1,
+        error: None,
+    }));
+    stream(&events)
+}
+
+/// A failure once the stream has started: `start`, `error`, `complete`.
+pub fn failure_stream(f: &Failure, query_id: &str) -> String {
+    stream(&[
+        StreamEvent::Start(StartEvent {
+            meta: Meta::stream_start(),
+            query_id: query_id.to_string(),
+        }),
+        StreamEvent::Error(FailureDocument::new(f, Some(query_id))),
+        StreamEvent::Complete(CompleteEvent {
+            meta: Meta::stream_complete(ResponseType::Failure, query_id),
+            query_id: query_id.to_string(),
+            total_items: 0,
+            error: Some(ErrorBody::from(f)),
+        }),
+    ])
+}
+
+/// Frames events with ids 0, 1, 2, …
+fn stream(events: &[StreamEvent]) -> String {
+    let mut out = String::new();
+    for (id, e) in events.iter().enumerate() {
+        frame(&mut out, id, e);
+    }
+    out
+}
