@@ -67,10 +67,11 @@ struct FileAsk {
 #[error("configuration: {0}")]
 pub struct ConfigError(pub String);
 
-/// A boolean variable; empty counts as unset.
+/// A boolean variable; set but empty is false.
 fn env_flag(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<bool>, ConfigError> {
-    match env(name).filter(|v| !v.trim().is_empty()) {
+    match env(name) {
         None => Ok(None),
+        Some(v) if v.trim().is_empty() => Ok(Some(false)),
         Some(v) => ask_store::parse_bool(&v)
             .map(Some)
             .ok_or_else(|| ConfigError(format!("{name}={v:?} is not a boolean (true/false)"))),

@@ -60,7 +60,7 @@ const FORMATS: &[&str] = &["conversational_search", "conv_search"];
 /// Text as clients send it: a string, or a number or boolean read as its
 /// text.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
-#[serde(untagged, expecting = "a string")]
+#[serde(untagged, expecting = "expected a string, number or boolean")]
 pub enum Text {
     /// A string.
     String(String),
@@ -95,7 +95,7 @@ impl std::fmt::Display for Text {
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(
     untagged,
-    expecting = "prev as an array of strings or a comma-separated string"
+    expecting = "expected an array of strings or a comma-separated string"
 )]
 pub enum Prev {
     /// `["a", "b"]`.
@@ -106,7 +106,7 @@ pub enum Prev {
 
 /// `site` / `query.site`: one site, or a list whose first entry is used.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
-#[serde(untagged, expecting = "site as a string or an array of strings")]
+#[serde(untagged, expecting = "expected a string or an array of strings")]
 pub enum Site {
     /// `"docs"`.
     One(Text),
@@ -118,7 +118,7 @@ pub enum Site {
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(
     untagged,
-    expecting = "query as {\"text\": \"…\"} (NLWeb 0.55) or as a string"
+    expecting = "expected {\"text\": \"…\"} (NLWeb 0.55) or a string"
 )]
 pub enum QueryMember {
     /// NLWeb 0.55 `{"text": …, "site": …, …filters}`.
@@ -243,9 +243,9 @@ where
 {
     let v = serde_json::Value::deserialize(d)?;
     if v.is_object() {
-        T::deserialize(v)
+        serde_path_to_error::deserialize(v)
             .map(Some)
-            .map_err(serde::de::Error::custom)
+            .map_err(|e| serde::de::Error::custom(format!("{}: {}", e.path(), e.inner())))
     } else {
         Ok(None)
     }
@@ -825,5 +825,45 @@ mod tests {
             ..RawRequest::default()
         };
         assert!(parse(&raw, &cfg()).is_ok());
+    }
+
+    #[test]
+    fn a_member_of_the_wrong_kind_is_named() {
+        for (body, member) in [
+            (r#"{"query":{"text":["x"]}}"#, "query"),
+            (r#"{"query":"x","streaming":[true]}"#, "streaming"),
+            (r#"{"query":"x","prefer":{"mode":{"a":1}}}"#, "prefer"),
+            (r#"{"query":"x","prev":{"a":1}}"#, "prev"),
+        ] {
+            let f = req(&[], None, body).unwrap_err();
+            assert_eq!(f.code(), FailureCode::InvalidQuery, "{body}");
+            assert!(
+                f.to_string().starts_with(&format!("{member}: ")),
+                "{body}: {f}"
+            );
+        }
+    }
+
+    #[test]
+    fn null_members_are_absent_and_body_members_replace_url_ones() {
+        let r = req(
+            &[("query", "from url"), ("mode", "list")],
+            None,
+            r#"{"query":null,"streaming":false}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (r.query.as_str(), r.mode, r.streaming),
+            ("from url", Mode::List, false)
+        );
+        let r = req(
+            &[("query", "from url")],
+            None,
+            r#"{"q":"from body","streaming":false}"#,
+        )
+        .unwrap();
+        assert_eq!(r.query, "from url", "query outranks q whatever carries it");
+        let r = req(&[], None, r#"{"query":42,"site":["a","b"],"streaming":0}"#).unwrap();
+        assert_eq!((r.query.as_str(), r.site.as_deref()), ("42", Some("a")));
     }
 }
