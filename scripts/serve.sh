@@ -8,12 +8,18 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
 source scripts/prereqs.sh
 PORT="${PORT:-9000}"
 INDEX="$CARGO_TARGET_DIR/ask-index.idx"
-cargo run --release --locked -p build-index -- --corpus docs/content/docs --out "$INDEX"
+cargo run --release --locked -p build-index -- --corpus docs/content/docs --out "$INDEX" \
+  --llms-txt "$CARGO_TARGET_DIR/llms.txt" --api-base-url "http://127.0.0.1:$PORT/lambda-url/ask"
 cat <<MSG
 
 Serving /ask on http://127.0.0.1:$PORT (Ctrl-C to stop). Try:
 
   curl -s 'http://127.0.0.1:$PORT/lambda-url/ask/ask?query=how+do+I+configure+the+rate+limit&streaming=false'
+
+MCP (Streamable HTTP) for agents: http://127.0.0.1:$PORT/lambda-url/ask/mcp
+  curl -s http://127.0.0.1:$PORT/lambda-url/ask/mcp -H 'content-type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"rate limit"}}}'
+Also: /lambda-url/ask/llms.txt, /lambda-url/ask/sites, /lambda-url/ask/openapi.json
 
 MSG
 exec cargo lambda watch --release -A 127.0.0.1 -P "$PORT" \

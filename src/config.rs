@@ -39,6 +39,8 @@ pub struct Config {
     pub max_prev: usize,
     /// Most distinct clients the rate limiter tracks.
     pub max_tracked_clients: usize,
+    /// The name of the site this index serves (`/sites`, `site` filters).
+    pub site: String,
     /// Path-style S3 addressing (`ASK_S3_FORCE_PATH_STYLE`), for S3-compatible stores.
     pub s3_force_path_style: bool,
 }
@@ -60,6 +62,7 @@ struct FileAsk {
     default_mode: Option<String>,
     default_streaming: Option<bool>,
     max_query_chars: Option<usize>,
+    site: Option<String>,
 }
 
 /// A setting that does not validate.
@@ -104,6 +107,7 @@ impl Config {
             max_body_bytes: 64 * 1024,
             max_prev: 10,
             max_tracked_clients: 100_000,
+            site: a.site.unwrap_or_else(|| "docs".into()),
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
@@ -112,6 +116,9 @@ impl Config {
         }
         if let Some(v) = env("ASK_INDEX") {
             c.index = v;
+        }
+        if let Some(v) = env("ASK_SITE") {
+            c.site = v.trim().to_string();
         }
         if let Some(v) = env("ASK_DOCS_BASE_URL") {
             c.docs_base_url = v;
@@ -160,6 +167,11 @@ impl Config {
         }
         if c.max_query_chars == 0 {
             return Err(ConfigError("max_query_chars must be at least 1".into()));
+        }
+        if c.site.is_empty() || c.site.eq_ignore_ascii_case("all") {
+            return Err(ConfigError(
+                "ASK_SITE must name the site (any name but all), for example docs".into(),
+            ));
         }
         if c.cors_allow_origins.is_empty() {
             return Err(ConfigError(

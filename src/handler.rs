@@ -16,9 +16,10 @@ use lambda_http::{Body, Request, RequestExt, Response};
 
 use crate::answer;
 use crate::config::Config;
+use crate::mcp;
 use crate::protocol::Failure;
-use crate::protocol::response::NotFound;
-use crate::protocol::{self, FailureDocument, RawRequest, wire};
+use crate::protocol::response::{Document, NotFound, Site, SitesDocument};
+use crate::protocol::{self, AskRequest, FailureDocument, RawRequest, wire};
 use crate::rate_limit::{ClientKey, RateLimiter};
 
 /// Everything built once per cold start and shared by all requests.
@@ -35,6 +36,8 @@ pub struct State {
     pub clock: Box<dyn Fn() -> f64 + Send + Sync>,
     /// Base URL for result links: the config's, else the index's.
     pub base_url: String,
+    /// The OpenAPI document, generated once.
+    pub openapi: serde_json::Value,
     counter: AtomicU64,
 }
 
@@ -70,8 +73,50 @@ impl State {
             index,
             clock,
             base_url,
+            openapi: protocol::openapi::document(),
             counter: AtomicU64::new(0),
         }
+    }
+
+    /// The answer to a parsed request: NO_RESULTS for a site not served
+    /// here, else retrieval with `top_k` sections.
+    fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
+        if let Some(site) = &req.site
+            && !self.serves(site)
+        {
+            return Err(Failure::UnknownSite {
+                site: site.clone(),
+                served: self.config.site.clone(),
+            });
+        }
+        answer::answer(&self.index, &self.analyzer, req, &self.base_url, top_k)
+    }
+
+    /// Whether `site` names what this index serves: `all`, the configured
+    /// site name, or the docs base URL (with or without its scheme).
+    fn serves(&self, site: &str) -> bool {
+        let site = site.trim().trim_end_matches('/');
+        let base = self.base_url.as_str();
+        let host = base.split_once("://").map_or(base, |(_, rest)| rest);
+        site.eq_ignore_ascii_case("all")
+            || site.eq_ignore_ascii_case(&self.config.site)
+            || site == base
+            || site == host
+    }
+
+    /// The `/sites` document.
+    fn sites(&self) -> SitesDocument {
+        let (name, description) = ask_index::llms::product(&self.index);
+        SitesDocument::new(Site {
+            site: self.config.site.clone(),
+            name,
+            description,
+            url: self.base_url.clone(),
+            pages: self.index.meta.pages,
+            sections: self.index.meta.sections,
+            build_id: self.index.meta.build_id.clone(),
+            built_at: self.index.meta.built_at.clone(),
+        })
     }
 
     fn new_query_id(&self, req: &Request) -> String {
@@ -161,34 +206,88 @@ fn sse_response(body: String) -> Response<Body> {
         .expect("valid response")
 }
 
+/// The routes served (DESIGN §2, §4a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    Ask,
+    Mcp,
+    OpenApi,
+    LlmsTxt,
+    Sites,
+}
+
+impl Route {
+    fn of(path: &str) -> Option<Route> {
+        match path.trim_end_matches('/') {
+            "/ask" => Some(Route::Ask),
+            "/mcp" => Some(Route::Mcp),
+            "/openapi.json" => Some(Route::OpenApi),
+            "/llms.txt" => Some(Route::LlmsTxt),
+            "/sites" => Some(Route::Sites),
+            _ => None,
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Route::Ask => "/ask",
+            Route::Mcp => "/mcp",
+            Route::OpenApi => "/openapi.json",
+            Route::LlmsTxt => "/llms.txt",
+            Route::Sites => "/sites",
+        }
+    }
+
+    /// The methods the route takes, as an `Allow` header.
+    fn methods(self) -> &'static str {
+        match self {
+            Route::Ask => "GET, POST, OPTIONS",
+            Route::Mcp => "POST, OPTIONS",
+            Route::OpenApi | Route::LlmsTxt | Route::Sites => "GET, OPTIONS",
+        }
+    }
+}
+
+/// The path without the API Gateway stage.
+fn path_of(req: &Request) -> &str {
+    let path = req.raw_http_path();
+    if path.is_empty() {
+        req.uri().path()
+    } else {
+        path
+    }
+}
+
 fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
     if !state.config.enabled {
         return not_found();
     }
-    let path = req.raw_http_path();
-    let path = if path.is_empty() {
-        req.uri().path()
-    } else {
-        path
-    };
-    if path.trim_end_matches('/') != "/ask" {
+    let Some(route) = Route::of(path_of(req)) else {
         return not_found();
-    }
-    let mut resp = match req.method().as_str() {
-        "OPTIONS" => Response::builder()
+    };
+    let method = req.method().as_str();
+    let mut resp = if method == "OPTIONS" {
+        Response::builder()
             .status(204)
-            .header("access-control-allow-methods", "GET, POST, OPTIONS")
-            .header("access-control-allow-headers", "content-type, accept")
+            .header("access-control-allow-methods", route.methods())
+            .header(
+                "access-control-allow-headers",
+                "content-type, accept, mcp-protocol-version, mcp-session-id",
+            )
             .header("access-control-max-age", "86400")
             .body(Body::Empty)
-            .expect("valid response"),
-        "GET" | "POST" => ask(state, req, started),
-        method => failure_response(
+            .expect("valid response")
+    } else if route.methods().split(", ").any(|m| m == method) {
+        limited(state, req, route, started)
+    } else {
+        failure_response(
             &Failure::MethodNotAllowed {
                 method: method.to_string(),
+                path: route.path(),
+                allow: route.methods(),
             },
             None,
-        ),
+        )
     };
     add_cors(state, req, &mut resp);
     let h = resp.headers_mut();
@@ -236,7 +335,8 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     );
 }
 
-fn ask(state: &State, req: &Request, started: Instant) -> Response<Body> {
+/// Spends a token of the client's bucket, then answers the route (or 429).
+fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Response<Body> {
     let key = ClientKey::from_ip(source_ip(req).as_deref());
     let decision = {
         let mut limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
@@ -246,19 +346,115 @@ fn ask(state: &State, req: &Request, started: Instant) -> Response<Body> {
         "\"default\";r={};t={}",
         decision.remaining, decision.reset_secs
     );
-    let mut resp = if decision.allowed {
-        answer_request(state, req, started)
+    let mut resp = if !decision.allowed {
+        let f = Failure::RateLimited {
+            retry_after_secs: decision.retry_after_secs,
+        };
+        match route {
+            Route::Mcp => mcp_response(mcp::failure_reply(&f), &f.headers()),
+            _ => failure_response(&f, None),
+        }
     } else {
-        failure_response(
-            &Failure::RateLimited {
-                retry_after_secs: decision.retry_after_secs,
-            },
-            None,
-        )
+        match route {
+            Route::Ask => answer_request(state, req, started),
+            Route::Mcp => mcp_request(state, req),
+            Route::OpenApi => {
+                let mut r = json_response(200, &state.openapi);
+                r.headers_mut()
+                    .insert("cache-control", "no-cache".parse().expect("header"));
+                r
+            }
+            Route::LlmsTxt => Response::builder()
+                .status(200)
+                .header("content-type", "text/plain; charset=utf-8")
+                .header("cache-control", "no-cache")
+                .body(Body::from(ask_index::llms::llms_txt(
+                    &state.index,
+                    &state.base_url,
+                    &api_base_url(req),
+                )))
+                .expect("valid response"),
+            Route::Sites => json_response(200, &state.sites()),
+        }
     };
     resp.headers_mut()
         .insert("ratelimit", ratelimit.parse().expect("header"));
     resp
+}
+
+/// Where the API is, as the client reached it: scheme, host and stage.
+fn api_base_url(req: &Request) -> String {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let Some(host) = header("host") else {
+        return String::new();
+    };
+    let scheme = header("x-forwarded-proto").unwrap_or("https");
+    let full = req.uri().path();
+    let stage = full.strip_suffix(path_of(req)).unwrap_or("");
+    format!("{scheme}://{host}{stage}")
+}
+
+fn mcp_response(reply: mcp::Reply, headers: &[(&'static str, String)]) -> Response<Body> {
+    let mut builder = Response::builder()
+        .status(reply.status)
+        .header("cache-control", "no-store");
+    if reply.body.is_some() {
+        builder = builder.header("content-type", "application/json");
+    }
+    for (name, value) in headers {
+        builder = builder.header(*name, value.as_str());
+    }
+    builder
+        .body(reply.body.map(Body::from).unwrap_or(Body::Empty))
+        .expect("valid response")
+}
+
+/// `/mcp`: the body limit, then the JSON-RPC exchange.
+fn mcp_request(state: &State, req: &Request) -> Response<Body> {
+    let body = req.body().as_ref();
+    if body.len() > state.config.max_body_bytes {
+        let f = Failure::PayloadTooLarge {
+            bytes: body.len(),
+            limit: state.config.max_body_bytes,
+        };
+        return mcp_response(mcp::failure_reply(&f), &[]);
+    }
+    let version = req
+        .headers()
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok());
+    let asker = Asking { state, req };
+    mcp_response(mcp::handle(&asker, version, body), &[])
+}
+
+/// The `ask` tool's view of the endpoint.
+struct Asking<'a> {
+    state: &'a State,
+    req: &'a Request,
+}
+
+impl mcp::Asker for Asking<'_> {
+    fn product(&self) -> String {
+        ask_index::llms::product(&self.state.index).0
+    }
+
+    fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
+        let raw = RawRequest {
+            params,
+            accept: None,
+            body: &[],
+        };
+        let parsed = match protocol::parse(&raw, &self.state.config) {
+            Ok(p) => p,
+            Err(f) => return Document::Failure(FailureDocument::new(&f, None)),
+        };
+        let query_id = parsed
+            .query_id
+            .clone()
+            .unwrap_or_else(|| self.state.new_query_id(self.req));
+        let top_k = num_results.unwrap_or(self.state.config.top_k);
+        mcp::document(&self.state.answer(&parsed, top_k), &query_id)
+    }
 }
 
 fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Body> {
@@ -292,13 +488,7 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
         .clone()
         .unwrap_or_else(|| state.new_query_id(req));
     let t = Instant::now();
-    let result = answer::answer(
-        &state.index,
-        &state.analyzer,
-        &parsed,
-        &state.base_url,
-        state.config.top_k,
-    );
+    let result = state.answer(&parsed, state.config.top_k);
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut resp = match (&result, parsed.streaming) {
         (Ok(a), false) => json_response(200, &wire::answer_document(a, &query_id)),

@@ -2,9 +2,11 @@
 //!
 //! - [`config`]: settings from `common/global_config.yaml` and `ASK_*`;
 //! - [`source`]: loading the index (S3 or file, through `ask_store`) at cold start;
-//! - [`protocol`]: request shapes, failures, response documents, SSE framing;
+//! - [`protocol`]: request shapes, failures, response documents, SSE framing, MCP
+//!   messages, the OpenAPI document;
 //! - [`answer`]: retrieval → items, and the summary item;
 //! - [`summary`]: the extractive summarizer (sections in, cited sentences out);
+//! - [`mcp`]: the `/mcp` JSON-RPC exchange and the `ask` tool;
 //! - [`rate_limit`]: per-client token buckets;
 //! - [`handler`]: routing, CORS, limits, failures → HTTP responses.
 #![deny(missing_docs)]
@@ -12,6 +14,7 @@
 pub mod answer;
 pub mod config;
 pub mod handler;
+pub mod mcp;
 pub mod protocol;
 pub mod rate_limit;
 pub mod source;

@@ -181,6 +181,7 @@ fn every_saved_event_works_with_cargo_lambda_invoke() {
             ("ASK_INDEX", index.display().to_string()),
         ],
     );
+    let mut responses = String::new();
     for (file, status, ..) in support::event_table::expectations() {
         let out = Command::new("cargo")
             .args([
@@ -205,5 +206,60 @@ fn every_saved_event_works_with_cargo_lambda_invoke() {
         let v: Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(v["statusCode"], status, "{file}");
+        responses.push_str(&serde_json::json!({"event": file, "response": v}).to_string());
+        responses.push('\n');
     }
+
+    // Every response body against the served OpenAPI document's schema for
+    // its path, method, status and content type.
+    let spec = get(port, "/openapi.json", &[]);
+    assert_eq!(spec.status, 200);
+    let dir = std::env::temp_dir().join(format!("ask-openapi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("openapi.json"), spec.text()).unwrap();
+    std::fs::write(dir.join("responses.jsonl"), responses).unwrap();
+    let out = Command::new("python3")
+        .arg(docs::repo().join("tests/clients/openapi_check.py"))
+        .arg(dir.join("openapi.json"))
+        .arg(dir.join("responses.jsonl"))
+        .arg(docs::repo().join("events"))
+        .output()
+        .expect("python3 with openapi-spec-validator (scripts/prereqs.sh)");
+    let report = String::from_utf8_lossy(&out.stdout);
+    println!("{report}");
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(" 0 problems"), "{report}");
+}
+
+#[test]
+fn the_official_mcp_client_talks_to_the_binary() {
+    let index = std::env::temp_dir().join(format!("ask-e2e-mcp-{}.idx", std::process::id()));
+    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
+    let (_emu, port) = emulator();
+    let _ask = ask(
+        port,
+        &[
+            ("ASK_ENABLED", "true".to_string()),
+            ("ASK_INDEX", index.display().to_string()),
+        ],
+    );
+    let base = format!("http://127.0.0.1:{port}/lambda-url/_");
+    let out = Command::new("python3")
+        .arg(docs::repo().join("tests/clients/mcp_client.py"))
+        .arg(format!("{base}/mcp"))
+        .arg(format!("{base}/ask"))
+        .output()
+        .expect("python3 with the mcp SDK (scripts/prereqs.sh)");
+    let report = String::from_utf8_lossy(&out.stdout);
+    println!("{report}");
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("mcp client: all checks passed"), "{report}");
 }

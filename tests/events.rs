@@ -102,6 +102,46 @@ fn replays_every_saved_event() {
                     }
                 }
             }
+            "JSON-RPC" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let msg: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(msg["jsonrpc"], "2.0", "{file}");
+                match code.as_deref() {
+                    Some(c) if c.starts_with('-') => {
+                        assert_eq!(msg["error"]["code"].to_string(), c, "{file}: {msg}");
+                    }
+                    Some(c) => {
+                        assert_eq!(msg["result"]["isError"], true, "{file}: {msg}");
+                        let doc = &msg["result"]["structuredContent"];
+                        assert_eq!(doc["error"]["code"], c, "{file}: {msg}");
+                    }
+                    None => {
+                        assert!(msg["result"].is_object(), "{file}: {msg}");
+                        if let Some(doc) = msg["result"].get("structuredContent") {
+                            assert_eq!(msg["result"]["isError"], false, "{file}");
+                            let doc: nlweb_ask::protocol::Document =
+                                serde_json::from_value(doc.clone()).unwrap();
+                            assert!(matches!(doc, nlweb_ask::protocol::Document::Answer(_)));
+                        }
+                    }
+                }
+            }
+            "JSON (sites)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: nlweb_ask::protocol::response::SitesDocument =
+                    serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(doc.sites, vec!["docs".to_string()], "{file}");
+                assert!(doc.details[0].pages > 0 && doc.details[0].sections > 0);
+            }
+            "JSON (OpenAPI)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(doc["openapi"], "3.1.0", "{file}");
+            }
+            "text/plain" => {
+                assert_eq!(ct, "text/plain; charset=utf-8", "{file}");
+                assert!(body_text(&resp).starts_with("# "), "{file}");
+            }
             _ => {
                 assert!(resp.body().is_empty(), "{file}");
                 assert!(

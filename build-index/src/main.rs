@@ -46,6 +46,12 @@ struct BuildArgs {
     /// Use path-style S3 addressing (for S3-compatible stores such as moto).
     #[arg(long)]
     s3_path_style: bool,
+    /// Also write the docs' llms.txt (the same text the Lambda serves at /llms.txt) here.
+    #[arg(long)]
+    llms_txt: Option<PathBuf>,
+    /// Base URL of the deployed API, for the endpoint links in llms.txt (default: paths only).
+    #[arg(long, default_value = "")]
+    api_base_url: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -176,6 +182,10 @@ fn build(args: BuildArgs) -> Result<()> {
         let tmp = out.with_extension("tmp");
         std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
         std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if let Some(path) = &args.llms_txt {
+        let text = ask_index::llms::llms_txt(&index, &index.meta.docs_base_url, &args.api_base_url);
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(uri) = &args.upload {
         let path_style = args.s3_path_style || upload::path_style_from_env()?;

@@ -103,11 +103,25 @@ pub enum Failure {
         /// The limit.
         limit: usize,
     },
-    /// A method other than GET, POST or OPTIONS.
-    #[error("{method} is not allowed on /ask; use GET or POST")]
+    /// A method the route does not take.
+    #[error("{method} is not allowed on {path}; use {allow}")]
     MethodNotAllowed {
         /// The method sent.
         method: String,
+        /// The route.
+        path: &'static str,
+        /// Its methods (the `Allow` header).
+        allow: &'static str,
+    },
+    /// The request names a site this index does not serve.
+    #[error(
+        "site {site:?} is not served here; this index serves {served:?} (see /sites), or send all"
+    )]
+    UnknownSite {
+        /// The site asked for.
+        site: String,
+        /// The site served.
+        served: String,
     },
     /// The client's bucket is empty.
     #[error("too many requests from this address; retry in {retry_after_secs} s")]
@@ -124,7 +138,7 @@ impl Failure {
     /// The NLWeb code.
     pub fn code(&self) -> FailureCode {
         match self {
-            Failure::NoResults { .. } => FailureCode::NoResults,
+            Failure::NoResults { .. } | Failure::UnknownSite { .. } => FailureCode::NoResults,
             Failure::UnsupportedMode(_) => FailureCode::UnsupportedMode,
             Failure::UnsupportedFormat(_) => FailureCode::UnsupportedFormat,
             Failure::InvalidQuery(_) => FailureCode::InvalidQuery,
@@ -148,7 +162,7 @@ impl Failure {
             Failure::RateLimited { retry_after_secs } => {
                 vec![("retry-after", retry_after_secs.to_string())]
             }
-            Failure::MethodNotAllowed { .. } => vec![("allow", "GET, POST, OPTIONS".into())],
+            Failure::MethodNotAllowed { allow, .. } => vec![("allow", allow.to_string())],
             _ => Vec::new(),
         }
     }
@@ -198,8 +212,17 @@ mod tests {
         );
         let f = Failure::MethodNotAllowed {
             method: "DELETE".into(),
+            path: "/ask",
+            allow: "GET, POST, OPTIONS",
         };
         assert_eq!(f.status(), 405);
-        assert_eq!(f.headers()[0].0, "allow");
+        assert_eq!(
+            f.headers(),
+            vec![("allow", "GET, POST, OPTIONS".to_string())]
+        );
+        assert_eq!(
+            f.to_string(),
+            "DELETE is not allowed on /ask; use GET, POST, OPTIONS"
+        );
     }
 }

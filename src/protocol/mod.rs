@@ -5,6 +5,8 @@
 //! types; their JSON Schemas derive from the same definitions.
 
 pub mod failure;
+pub mod mcp;
+pub mod openapi;
 pub mod request;
 pub mod response;
 pub mod wire;

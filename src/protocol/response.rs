@@ -465,3 +465,60 @@ impl Default for NotFound {
         }
     }
 }
+
+/// `message-type` of the `/sites` document (the reference server's name,
+/// hyphen included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SitesType {
+    /// `sites`.
+    #[default]
+    Sites,
+}
+
+/// One site the index serves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// The name to send as `site` / `query.site` (`all` also works).
+    pub site: String,
+    /// The product, from the docs' root page.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// The docs base URL that result links start with.
+    pub url: String,
+    /// Pages indexed.
+    pub pages: u32,
+    /// Heading sections indexed.
+    pub sections: u32,
+    /// The index build's id.
+    pub build_id: String,
+    /// When the index was built (RFC 3339).
+    pub built_at: String,
+}
+
+/// `GET /sites`: the reference server's shape (`message-type`, `sites` as
+/// names) with the details of each site.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SitesDocument {
+    /// `sites`.
+    #[serde(rename = "message-type")]
+    pub message_type: SitesType,
+    /// The site names.
+    pub sites: Vec<String>,
+    /// Each site's details, in the same order.
+    pub details: Vec<Site>,
+}
+
+impl SitesDocument {
+    /// The document for one site.
+    pub fn new(site: Site) -> SitesDocument {
+        SitesDocument {
+            message_type: SitesType::Sites,
+            sites: vec![site.site.clone()],
+            details: vec![site],
+        }
+    }
+}

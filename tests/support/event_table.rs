@@ -28,7 +28,9 @@ pub fn expectations() -> Vec<(String, u16, String, Option<String>)> {
                 cells[5].parse().unwrap(),
                 cells[6].clone(),
                 Some(code).filter(|c| {
-                    c.chars().all(|x| x.is_ascii_uppercase() || x == '_') && !c.is_empty()
+                    !c.is_empty()
+                        && (c.chars().all(|x| x.is_ascii_uppercase() || x == '_')
+                            || c.parse::<i32>().is_ok())
                 }),
             )
         })

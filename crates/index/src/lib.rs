@@ -2,7 +2,8 @@
 //!
 //! - [`analyzer`]: which terms a text contains (build and query time alike);
 //! - [`index`]: pages, sections, postings, BM25 scoring, building;
-//! - [`format`]: the versioned, checksummed file layout.
+//! - [`format`]: the versioned, checksummed file layout;
+//! - [`llms`]: the `llms.txt` of the indexed docs.
 //!
 //! Pure code: no I/O, no clock, no environment.
 #![deny(missing_docs)]
@@ -11,6 +12,7 @@ pub mod analyzer;
 pub mod arrays;
 pub mod format;
 pub mod index;
+pub mod llms;
 pub mod search;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};

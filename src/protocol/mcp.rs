@@ -1,0 +1,337 @@
+//! What do MCP clients send and get back? JSON-RPC 2.0 messages and the
+//! MCP results this endpoint gives (`initialize`, `ping`, `tools/list`,
+//! `tools/call`), as serde types. The `ask` tool's input and output schemas
+//! derive from [`AskArguments`] and [`Document`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::request::Mode;
+use super::response::Document;
+
+/// Protocol versions negotiated in `initialize`, newest first.
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The version a request without `MCP-Protocol-Version` is taken to speak
+/// (the 2025-06-18 specification's rule for servers without sessions).
+pub const DEFAULT_VERSION: &str = "2025-03-26";
+
+/// Whether a JSON array of messages is allowed: from 2025-03-26 until
+/// 2025-06-18, which removed batching.
+pub fn batches_allowed(version: &str) -> bool {
+    version != "2025-06-18"
+}
+
+/// JSON-RPC's version member: always `"2.0"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum JsonRpcVersion {
+    /// `2.0`.
+    #[default]
+    #[serde(rename = "2.0")]
+    V2,
+}
+
+/// A request id: a string or a number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Id {
+    /// A number.
+    Number(serde_json::Number),
+    /// A string.
+    String(String),
+}
+
+/// A message from the client: a request (with `id`) or a notification
+/// (without).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct Message {
+    /// `2.0`.
+    pub jsonrpc: JsonRpcVersion,
+    /// Present on requests, absent on notifications.
+    #[serde(default)]
+    pub id: Option<Id>,
+    /// The method.
+    pub method: String,
+    /// Its parameters.
+    #[serde(default)]
+    pub params: Option<serde_json::Value>,
+}
+
+/// `initialize` parameters (only the version is read).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    /// The version the client asks for.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+}
+
+/// `tools/call` parameters.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct CallToolParams {
+    /// The tool: `ask`.
+    pub name: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: Option<serde_json::Value>,
+}
+
+/// The `ask` tool's arguments.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskArguments {
+    /// The question, in plain language.
+    pub query: String,
+    /// `list` (sections only), `summarize` or `generate` (sections and an extractive answer
+    /// with numbered citations). Default: the endpoint's default mode.
+    #[serde(default)]
+    #[schemars(with = "ModeName")]
+    pub mode: Option<Mode>,
+    /// Earlier questions of the conversation, oldest first, to resolve follow-ups.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub prev: Option<Vec<String>>,
+    /// The site to search; see `/sites`. Default: all.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub site: Option<String>,
+    /// How many sections to return, 1 to 10.
+    #[serde(default)]
+    #[schemars(with = "u8", range(min = 1, max = 10))]
+    pub num_results: Option<u8>,
+}
+
+/// A mode's name, for the tool's schema: a plain string enum.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum ModeName {
+    List,
+    Summarize,
+    Generate,
+}
+
+/// A JSON-RPC error object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorObject {
+    /// -32700 parse error, -32600 invalid request, -32601 method not found,
+    /// -32602 invalid params, -32603 internal error, -32000 rate limited.
+    pub code: i32,
+    /// What went wrong.
+    pub message: String,
+    /// More: for -32000, the NLWeb failure document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+/// Standard JSON-RPC error codes.
+pub mod code {
+    /// Not JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// Not a JSON-RPC message.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Bad parameters or tool arguments, unknown tool.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// A bug.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Too many requests (server-defined range).
+    pub const RATE_LIMITED: i32 = -32000;
+}
+
+/// A response to one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Response {
+    /// Success.
+    Result {
+        /// `2.0`.
+        jsonrpc: JsonRpcVersion,
+        /// The request's id.
+        id: Id,
+        /// The method's result.
+        result: McpResult,
+    },
+    /// Failure.
+    Error {
+        /// `2.0`.
+        jsonrpc: JsonRpcVersion,
+        /// The request's id, or null when it could not be read.
+        id: Option<Id>,
+        /// The error.
+        error: ErrorObject,
+    },
+}
+
+impl Response {
+    /// A success.
+    pub fn result(id: Id, result: McpResult) -> Response {
+        Response::Result {
+            jsonrpc: JsonRpcVersion::V2,
+            id,
+            result,
+        }
+    }
+
+    /// A failure.
+    pub fn error(id: Option<Id>, code: i32, message: impl Into<String>) -> Response {
+        Response::Error {
+            jsonrpc: JsonRpcVersion::V2,
+            id,
+            error: ErrorObject {
+                code,
+                message: message.into(),
+                data: None,
+            },
+        }
+    }
+}
+
+/// The result of each method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum McpResult {
+    /// `initialize`.
+    Initialize(InitializeResult),
+    /// `tools/list`.
+    Tools(ToolsList),
+    /// `tools/call`.
+    CallTool(CallToolResult),
+    /// `ping`.
+    Empty(Empty),
+}
+
+/// `{}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// `initialize`'s result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The version agreed.
+    pub protocol_version: String,
+    /// What the server offers: tools.
+    pub capabilities: Capabilities,
+    /// Who answers.
+    pub server_info: ServerInfo,
+    /// How to use it.
+    pub instructions: String,
+}
+
+/// Server capabilities.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Capabilities {
+    /// Tools, whose list never changes.
+    pub tools: ToolsCapability,
+}
+
+/// The tools capability.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsCapability {
+    /// Always false.
+    pub list_changed: bool,
+}
+
+/// Name and version of the server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerInfo {
+    /// `nlweb-ask`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+/// `tools/list`'s result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolsList {
+    /// The one tool, `ask`.
+    pub tools: Vec<Tool>,
+}
+
+/// A tool's description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// `ask`.
+    pub name: String,
+    /// A human title.
+    pub title: String,
+    /// What it answers and when to call it.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub input_schema: serde_json::Value,
+    /// JSON Schema of `structuredContent`.
+    pub output_schema: serde_json::Value,
+    /// Hints: read-only, idempotent, closed world.
+    pub annotations: ToolAnnotations,
+}
+
+/// MCP tool annotations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// It changes nothing.
+    pub read_only_hint: bool,
+    /// The same call gives the same answer (for one index).
+    pub idempotent_hint: bool,
+    /// It reads only the indexed docs.
+    pub open_world_hint: bool,
+}
+
+/// A text block of a tool result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TextContent {
+    /// `text`.
+    #[serde(rename = "type")]
+    pub kind: TextKind,
+    /// The text.
+    pub text: String,
+}
+
+/// `type` of a text block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TextKind {
+    /// `text`.
+    Text,
+}
+
+/// `tools/call`'s result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The answer as text: the summary, then the sources with their URLs.
+    pub content: Vec<TextContent>,
+    /// The NLWeb 0.55 document, as `/ask` answers with `streaming=false`.
+    pub structured_content: Document,
+    /// True when the document is a failure (NO_RESULTS among them).
+    pub is_error: bool,
+}
+
+/// Schema settings for tool schemas: everything inline, no `$schema`.
+pub fn inline_schema<T: JsonSchema>() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut v = serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+        o.insert("type".into(), "object".into());
+        // Optional members say so by not being required, not by a null
+        // default.
+        if let Some(props) = o.get_mut("properties").and_then(|p| p.as_object_mut()) {
+            for p in props.values_mut().filter_map(|p| p.as_object_mut()) {
+                if p.get("default").is_some_and(|d| d.is_null()) {
+                    p.remove("default");
+                }
+                p.remove("format");
+            }
+        }
+    }
+    v
+}

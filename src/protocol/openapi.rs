@@ -1,0 +1,450 @@
+//! What does the API look like to a client generator? The OpenAPI 3.1
+//! document of every route, generated from the protocol types (their
+//! schemars schemas), so it cannot drift from what the code sends.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value};
+
+use super::mcp::{Message, Response as McpResponse};
+use super::request::{AskBody, UrlParams};
+use super::response::{Document, FailureDocument, NotFound, SitesDocument, StreamEvent};
+
+/// Schemas collected into `components/schemas`, referred to by `$ref`.
+struct Schemas(schemars::SchemaGenerator);
+
+impl Schemas {
+    fn new() -> Schemas {
+        Schemas(
+            schemars::generate::SchemaSettings::draft2020_12()
+                .with(|s| s.definitions_path = "/components/schemas".into())
+                .into_generator(),
+        )
+    }
+
+    fn of<T: JsonSchema>(&mut self) -> Value {
+        serde_json::to_value(self.0.subschema_for::<T>()).unwrap_or_default()
+    }
+
+    /// A named component for `T`, even when schemars would inline it.
+    fn named<T: JsonSchema>(&mut self, name: &str) -> Value {
+        let schema = self.of::<T>();
+        if schema.get("$ref").is_some() {
+            return schema;
+        }
+        self.0.definitions_mut().insert(name.to_string(), schema);
+        obj(&[("$ref", s(&format!("#/components/schemas/{name}")))])
+    }
+}
+
+fn obj(pairs: &[(&str, Value)]) -> Value {
+    Value::Object(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+fn s(text: &str) -> Value {
+    Value::String(text.to_string())
+}
+
+fn header_ref(name: &str) -> Value {
+    obj(&[("$ref", s(&format!("#/components/headers/{name}")))])
+}
+
+/// A response with a JSON body of `schema` and the rate-limit headers.
+fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
+    let mut headers = Map::new();
+    for h in ["RateLimit-Policy", "RateLimit"]
+        .iter()
+        .chain(extra_headers)
+    {
+        headers.insert(h.to_string(), header_ref(h));
+    }
+    obj(&[
+        ("description", s(description)),
+        ("headers", Value::Object(headers)),
+        (
+            "content",
+            obj(&[("application/json", obj(&[("schema", schema)]))]),
+        ),
+    ])
+}
+
+fn preflight() -> Value {
+    obj(&[
+        ("summary", s("CORS preflight")),
+        (
+            "responses",
+            obj(&[(
+                "204",
+                obj(&[("description", s("allowed methods and headers"))]),
+            )]),
+        ),
+    ])
+}
+
+/// The OpenAPI 3.1 document.
+pub fn document() -> Value {
+    let mut g = Schemas::new();
+    let failure = g.of::<FailureDocument>();
+    let not_found = g.of::<NotFound>();
+    let answer = g.of::<Document>();
+    let event = g.of::<StreamEvent>();
+    let body = g.named::<AskBody>("AskBody");
+    let mcp_message = g.of::<Message>();
+    let mcp_response = g.of::<McpResponse>();
+    let sites = g.of::<SitesDocument>();
+
+    // GET parameters, one per member of UrlParams.
+    let params_schema = super::mcp::inline_schema::<UrlParams>();
+    let parameters: Vec<Value> = params_schema["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, schema)| {
+                    let mut schema = schema.clone();
+                    let description = schema
+                        .as_object_mut()
+                        .and_then(|o| o.remove("description"))
+                        .unwrap_or_default();
+                    obj(&[
+                        ("name", s(name)),
+                        ("in", s("query")),
+                        ("required", Value::Bool(false)),
+                        ("description", description),
+                        ("schema", obj(&[("type", s("string"))])),
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let ask_responses = obj(&[
+        (
+            "200",
+            obj(&[
+                (
+                    "description",
+                    s(
+                        "An answer, or a failure that is not the client's fault (NO_RESULTS, UNSUPPORTED_MODE, UNSUPPORTED_FORMAT). JSON, or Server-Sent Events (start, result…, complete; each data line one StreamEvent, named by its message_type).",
+                    ),
+                ),
+                (
+                    "headers",
+                    obj(&[
+                        ("RateLimit-Policy", header_ref("RateLimit-Policy")),
+                        ("RateLimit", header_ref("RateLimit")),
+                    ]),
+                ),
+                (
+                    "content",
+                    obj(&[
+                        ("application/json", obj(&[("schema", answer)])),
+                        (
+                            "text/event-stream",
+                            obj(&[
+                                ("schema", obj(&[("type", s("string"))])),
+                                ("x-event-schema", event),
+                            ]),
+                        ),
+                    ]),
+                ),
+            ]),
+        ),
+        (
+            "400",
+            json("INVALID_QUERY or INVALID_REQUEST", failure.clone(), &[]),
+        ),
+        (
+            "404",
+            json(
+                "The endpoint is switched off (ask.enabled false)",
+                not_found.clone(),
+                &[],
+            ),
+        ),
+        (
+            "405",
+            json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
+        ),
+        (
+            "413",
+            json("PAYLOAD_TOO_LARGE: body over 64 KiB", failure.clone(), &[]),
+        ),
+        (
+            "429",
+            json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
+        ),
+        ("500", json("INTERNAL_ERROR", failure.clone(), &[])),
+    ]);
+
+    let get_only = |summary: &str, ok: Value| {
+        obj(&[
+            (
+                "get",
+                obj(&[
+                    ("summary", s(summary)),
+                    (
+                        "responses",
+                        obj(&[
+                            ("200", ok),
+                            ("404", json("Switched off", not_found.clone(), &[])),
+                            (
+                                "405",
+                                json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
+                            ),
+                            (
+                                "429",
+                                json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
+                            ),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("options", preflight()),
+        ])
+    };
+
+    let paths = obj(&[
+        (
+            "/ask",
+            obj(&[
+                (
+                    "get",
+                    obj(&[
+                        ("operationId", s("askGet")),
+                        ("summary", s("Ask a question (URL parameters)")),
+                        ("parameters", Value::Array(parameters.clone())),
+                        ("responses", ask_responses.clone()),
+                    ]),
+                ),
+                (
+                    "post",
+                    obj(&[
+                        ("operationId", s("askPost")),
+                        (
+                            "summary",
+                            s(
+                                "Ask a question: an NLWeb 0.55 body or a flat legacy body; members in the body replace URL parameters of the same name",
+                            ),
+                        ),
+                        ("parameters", Value::Array(parameters)),
+                        (
+                            "requestBody",
+                            obj(&[(
+                                "content",
+                                obj(&[("application/json", obj(&[("schema", body)]))]),
+                            )]),
+                        ),
+                        ("responses", ask_responses),
+                    ]),
+                ),
+                ("options", preflight()),
+            ]),
+        ),
+        (
+            "/mcp",
+            obj(&[
+                (
+                    "post",
+                    obj(&[
+                        ("operationId", s("mcp")),
+                        (
+                            "summary",
+                            s(
+                                "MCP over Streamable HTTP, stateless, JSON responses (protocol 2025-06-18, 2025-03-26, 2024-11-05); one tool, ask",
+                            ),
+                        ),
+                        (
+                            "parameters",
+                            Value::Array(vec![obj(&[
+                                ("name", s("MCP-Protocol-Version")),
+                                ("in", s("header")),
+                                ("required", Value::Bool(false)),
+                                ("schema", obj(&[("type", s("string"))])),
+                            ])]),
+                        ),
+                        (
+                            "requestBody",
+                            obj(&[(
+                                "content",
+                                obj(&[(
+                                    "application/json",
+                                    obj(&[(
+                                        "schema",
+                                        obj(&[(
+                                            "anyOf",
+                                            Value::Array(vec![
+                                                mcp_message.clone(),
+                                                obj(&[
+                                                    ("type", s("array")),
+                                                    ("items", mcp_message),
+                                                ]),
+                                            ]),
+                                        )]),
+                                    )]),
+                                )]),
+                            )]),
+                        ),
+                        (
+                            "responses",
+                            obj(&[
+                                (
+                                    "200",
+                                    json(
+                                        "The response to a request, or the responses to a batch",
+                                        obj(&[(
+                                            "anyOf",
+                                            Value::Array(vec![
+                                                mcp_response.clone(),
+                                                obj(&[
+                                                    ("type", s("array")),
+                                                    ("items", mcp_response.clone()),
+                                                ]),
+                                            ]),
+                                        )]),
+                                        &[],
+                                    ),
+                                ),
+                                (
+                                    "202",
+                                    obj(&[(
+                                        "description",
+                                        s("Notifications and responses accepted; no body"),
+                                    )]),
+                                ),
+                                (
+                                    "400",
+                                    json(
+                                        "Parse error, invalid request or protocol version (JSON-RPC error, id null)",
+                                        mcp_response.clone(),
+                                        &[],
+                                    ),
+                                ),
+                                ("404", json("Switched off", not_found.clone(), &[])),
+                                (
+                                    "405",
+                                    json(
+                                        "GET (no SSE stream is offered) or DELETE (no sessions)",
+                                        failure.clone(),
+                                        &["Allow"],
+                                    ),
+                                ),
+                                (
+                                    "413",
+                                    json(
+                                        "Body over 64 KiB (JSON-RPC error with the failure document in data)",
+                                        mcp_response.clone(),
+                                        &[],
+                                    ),
+                                ),
+                                (
+                                    "429",
+                                    json(
+                                        "Rate limited (JSON-RPC error -32000 with the failure document in data)",
+                                        mcp_response,
+                                        &["Retry-After"],
+                                    ),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                ),
+                ("options", preflight()),
+            ]),
+        ),
+        (
+            "/openapi.json",
+            get_only(
+                "This document",
+                json("OpenAPI 3.1", obj(&[("type", s("object"))]), &[]),
+            ),
+        ),
+        (
+            "/llms.txt",
+            get_only(
+                "The docs' page list and these endpoints, in the llms.txt format, from the index",
+                obj(&[
+                    ("description", s("llms.txt")),
+                    (
+                        "content",
+                        obj(&[(
+                            "text/plain",
+                            obj(&[("schema", obj(&[("type", s("string"))]))]),
+                        )]),
+                    ),
+                ]),
+            ),
+        ),
+        (
+            "/sites",
+            get_only("The site this index serves", json("Sites", sites, &[])),
+        ),
+    ]);
+
+    let header = |description: &str, example: &str, ty: &str| {
+        obj(&[
+            ("description", s(description)),
+            ("schema", obj(&[("type", s(ty))])),
+            (
+                "example",
+                if ty == "integer" {
+                    Value::from(example.parse::<i64>().unwrap_or(0))
+                } else {
+                    s(example)
+                },
+            ),
+        ])
+    };
+    let headers = obj(&[
+        (
+            "RateLimit-Policy",
+            header(
+                "The per-client token bucket (IETF draft syntax)",
+                "\"default\";q=20;w=60",
+                "string",
+            ),
+        ),
+        (
+            "RateLimit",
+            header(
+                "Tokens left and seconds until the bucket is full",
+                "\"default\";r=19;t=3",
+                "string",
+            ),
+        ),
+        (
+            "Retry-After",
+            header("Seconds until a token is back", "3", "integer"),
+        ),
+        (
+            "Allow",
+            header("The route's methods", "GET, POST, OPTIONS", "string"),
+        ),
+    ]);
+    let schemas: Map<String, Value> = g.0.take_definitions(true).into_iter().collect();
+    obj(&[
+        ("openapi", s("3.1.0")),
+        (
+            "info",
+            obj(&[
+                ("title", s("nlweb-ask")),
+                ("version", s(env!("CARGO_PKG_VERSION"))),
+                (
+                    "description",
+                    s(
+                        "An NLWeb 0.55 /ask endpoint over a product's documentation, with an MCP server (/mcp), llms.txt and /sites. Generated from the protocol types.",
+                    ),
+                ),
+            ]),
+        ),
+        ("paths", paths),
+        (
+            "components",
+            obj(&[("schemas", Value::Object(schemas)), ("headers", headers)]),
+        ),
+    ])
+}
