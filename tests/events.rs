@@ -334,3 +334,44 @@ fn a_panic_while_answering_is_an_internal_error_and_the_next_request_is_served()
     let r = respond(&state, &event("http-get-json.json"));
     assert_eq!(r.status().as_u16(), 200, "{}", body_text(&r));
 }
+
+#[test]
+fn mcp_shares_the_rate_limit_and_the_body_limit() {
+    let state = state(true);
+    // /ask and /mcp spend the same bucket: 19 /ask requests and one MCP
+    // call from the same address empty it.
+    let ip = "203.0.113.66"; // http-post-mcp-tools-call.json's address
+    for _ in 0..19 {
+        assert_eq!(respond(&state, &event_from(ip)).status().as_u16(), 200);
+    }
+    let r = respond(&state, &event("http-post-mcp-tools-call.json"));
+    assert_eq!(r.status().as_u16(), 200, "{}", body_text(&r));
+    let r = respond(&state, &event("http-post-mcp-tools-call.json"));
+    assert_eq!(r.status().as_u16(), 429);
+    assert!(header(&r, "retry-after").is_some());
+    let msg: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(msg["error"]["code"], -32000, "{msg}");
+    assert_eq!(
+        msg["error"]["data"]["error"]["code"], "RATE_LIMITED",
+        "{msg}"
+    );
+
+    // A body over 64 KiB is refused before it is read.
+    let text =
+        std::fs::read_to_string(repo().join("events/http-post-mcp-tools-list.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(70_000)
+    );
+    v["headers"]["content-length"] = Value::from(body.len().to_string());
+    v["body"] = Value::from(body);
+    let r = respond(
+        &state,
+        &lambda_http::request::from_str(&v.to_string()).unwrap(),
+    );
+    assert_eq!(r.status().as_u16(), 413);
+    let msg: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(msg["error"]["code"], -32600, "{msg}");
+    assert_eq!(msg["error"]["data"]["error"]["code"], "PAYLOAD_TOO_LARGE");
+}

@@ -373,3 +373,33 @@ fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
         "the index of tests/data/compat-docs changed: bump FORMAT_VERSION or ANALYZER_ID and regenerate (tests/data/README.md)"
     );
 }
+
+#[test]
+fn writes_the_llms_txt_of_the_index_it_builds() {
+    let dir = tmp("llms");
+    let (idx, txt) = (dir.join("docs.idx"), dir.join("llms.txt"));
+    run(bin()
+        .arg("--corpus")
+        .arg(repo().join("docs/content/docs"))
+        .args(["--base-url", "https://docs.example.com"])
+        .arg("--out")
+        .arg(&idx)
+        .arg("--llms-txt")
+        .arg(&txt)
+        .args(["--api-base-url", "https://api.example.com/prod"]));
+    let written = std::fs::read_to_string(&txt).unwrap();
+    // The text the Lambda would serve from the same index file.
+    let index = ask_index::decode(&std::fs::read(&idx).unwrap()).unwrap();
+    let served = ask_index::llms::llms_txt(
+        &index,
+        "https://docs.example.com",
+        "https://api.example.com/prod",
+    );
+    assert_eq!(written, served);
+    assert!(written.starts_with("# nlweb-ask\n\n> "), "{written}");
+    assert_eq!(
+        written.lines().filter(|l| l.starts_with("- [")).count(),
+        index.meta.pages as usize + 4
+    );
+    assert!(written.contains("(https://api.example.com/prod/mcp)"));
+}
