@@ -60,7 +60,8 @@ fn snippet(analyzer: &Analyzer, text: &str, fallback: &str, terms: &[(String, f3
     }
 }
 
-/// Runs retrieval and builds the items, or `NO_RESULTS`.
+/// Runs retrieval and builds the items (`top_k` of them, after the
+/// request's `offset`), or `NO_RESULTS`.
 pub fn answer(
     index: &Index,
     analyzer: &Analyzer,
@@ -72,7 +73,13 @@ pub fn answer(
         Some(d) => (d, &[]),
         None => (&req.query, &req.prev),
     };
-    let hits: Vec<Hit> = search::retrieve(index, analyzer, question, prev, top_k);
+    // Paging: the first `offset + top_k` of the ranking, less the first
+    // `offset`. A longer ranking starts with the shorter one (same scores,
+    // same order, same two-sections-a-page rule), so pages never overlap.
+    let hits: Vec<Hit> = search::retrieve(index, analyzer, question, prev, req.offset + top_k)
+        .into_iter()
+        .skip(req.offset)
+        .collect();
     if hits.is_empty() {
         return Err(Failure::NoResults {
             query: req.query.clone(),

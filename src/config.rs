@@ -39,6 +39,9 @@ pub struct Config {
     pub max_prev: usize,
     /// Most distinct clients the rate limiter tracks.
     pub max_tracked_clients: usize,
+    /// Seconds a GET answer may be cached (`Cache-Control: public,
+    /// max-age`); 0 keeps `no-store`.
+    pub cache_max_age: u32,
     /// The name of the site this index serves (`/sites`, `site` filters).
     pub site: String,
     /// Path-style S3 addressing (`ASK_S3_FORCE_PATH_STYLE`), for S3-compatible stores.
@@ -63,6 +66,7 @@ struct FileAsk {
     default_streaming: Option<bool>,
     max_query_chars: Option<usize>,
     site: Option<String>,
+    cache_max_age: Option<u32>,
 }
 
 /// A setting that does not validate.
@@ -108,6 +112,7 @@ impl Config {
             max_prev: 10,
             max_tracked_clients: 100_000,
             site: a.site.unwrap_or_else(|| "docs".into()),
+            cache_max_age: a.cache_max_age.unwrap_or(0),
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
@@ -116,6 +121,9 @@ impl Config {
         }
         if let Some(v) = env("ASK_INDEX") {
             c.index = v;
+        }
+        if let Some(v) = env("ASK_CACHE_MAX_AGE") {
+            c.cache_max_age = parse_num("ASK_CACHE_MAX_AGE", &v)?;
         }
         if let Some(v) = env("ASK_SITE") {
             c.site = v.trim().to_string();

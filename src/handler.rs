@@ -18,7 +18,7 @@ use crate::answer;
 use crate::config::Config;
 use crate::mcp;
 use crate::protocol::Failure;
-use crate::protocol::response::{Document, NotFound, Site, SitesDocument};
+use crate::protocol::response::{Document, Echo, NotFound, Site, SitesDocument};
 use crate::protocol::{self, AskRequest, FailureDocument, RawRequest, wire};
 use crate::rate_limit::{ClientKey, RateLimiter};
 
@@ -89,7 +89,28 @@ impl State {
                 served: self.config.site.clone(),
             });
         }
+        let top_k = req.count.unwrap_or(top_k);
         answer::answer(&self.index, &self.analyzer, req, &self.base_url, top_k)
+    }
+
+    /// What the documents of an exchange say about it: the index that
+    /// answers, and for a parsed request its format, what was searched and
+    /// the echoed language.
+    pub fn echo(&self, req: Option<&AskRequest>) -> Echo {
+        let mut echo = Echo {
+            index_build_id: self.index.meta.build_id.clone(),
+            index_built_at: self.index.meta.built_at.clone(),
+            ..Echo::default()
+        };
+        if let Some(r) = req {
+            echo.format = r.format;
+            echo.accept_language = r.accept_language.clone();
+            echo.decontextualized_query = r.decontextualized_query.clone().or_else(|| {
+                r.contextual
+                    .then(|| format!("{} (after: {})", r.query, r.prev.join("; ")))
+            });
+        }
+        echo
     }
 
     /// Whether `site` names what this index serves: `all`, the configured
@@ -160,7 +181,7 @@ pub fn respond(state: &State, req: &Request) -> Response<Body> {
         Ok(r) => r,
         Err(_) => {
             tracing::error!("panic while answering a request");
-            failure_response(&Failure::InternalError, None)
+            failure_response(&Failure::InternalError, None, &state.echo(None))
         }
     }
 }
@@ -187,8 +208,8 @@ fn json_response(status: u16, doc: &impl serde::Serialize) -> Response<Body> {
 
 /// The one place where a failure becomes a response: its document, its
 /// status and the headers it calls for.
-fn failure_response(f: &Failure, query_id: Option<&str>) -> Response<Body> {
-    let mut r = json_response(f.status(), &FailureDocument::new(f, query_id));
+fn failure_response(f: &Failure, query_id: Option<&str>, echo: &Echo) -> Response<Body> {
+    let mut r = json_response(f.status(), &FailureDocument::new(f, query_id, echo));
     for (name, value) in f.headers() {
         if let Ok(v) = value.parse() {
             r.headers_mut().insert(name, v);
@@ -287,10 +308,19 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
                 allow: route.methods(),
             },
             None,
+            &state.echo(None),
         )
     };
     add_cors(state, req, &mut resp);
     let h = resp.headers_mut();
+    if let Ok(v) = format!(
+        "build-id={}; built-at={}",
+        state.index.meta.build_id, state.index.meta.built_at
+    )
+    .parse()
+    {
+        h.insert("x-index", v);
+    }
     h.insert(
         "ratelimit-policy",
         format!("\"default\";q={};w=60", state.config.rate_limit_per_minute)
@@ -329,7 +359,7 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     }
     h.insert(
         "access-control-expose-headers",
-        "RateLimit, RateLimit-Policy, Retry-After, Server-Timing"
+        "RateLimit, RateLimit-Policy, Retry-After, Server-Timing, ETag, X-Index"
             .parse()
             .expect("header"),
     );
@@ -338,6 +368,11 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
 /// Spends a token of the client's bucket, then answers the route (or 429).
 fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Response<Body> {
     let key = ClientKey::from_ip(source_ip(req).as_deref());
+    if route == Route::Ask
+        && let Some(resp) = not_modified(state, req, key)
+    {
+        return resp;
+    }
     let decision = {
         let mut limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
         limiter.check(key, (state.clock)())
@@ -351,8 +386,8 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
             retry_after_secs: decision.retry_after_secs,
         };
         match route {
-            Route::Mcp => mcp_response(mcp::failure_reply(&f), &f.headers()),
-            _ => failure_response(&f, None),
+            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &f.headers()),
+            _ => failure_response(&f, None, &state.echo(None)),
         }
     } else {
         match route {
@@ -380,6 +415,84 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
     resp.headers_mut()
         .insert("ratelimit", ratelimit.parse().expect("header"));
     resp
+}
+
+/// The raw `/ask` request: URL parameters, `Accept`, body.
+fn raw_request(req: &Request) -> RawRequest<'_> {
+    let params: Vec<(String, String)> = req
+        .query_string_parameters_ref()
+        .map(|q| {
+            q.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    RawRequest {
+        params,
+        accept: req.headers().get("accept").and_then(|v| v.to_str().ok()),
+        body: req.body().as_ref(),
+    }
+}
+
+/// The strong validator of a GET answer: a hash of the index build, this
+/// binary's version and the normalised request. A GET answer is a pure
+/// function of these (its generated `query_id` is derived from the same
+/// hash), so equal tags mean equal bytes.
+fn etag_hash(state: &State, parsed: &AskRequest) -> u64 {
+    let key = format!(
+        "{}\n{}\n{parsed:?}",
+        state.index.meta.build_id,
+        env!("CARGO_PKG_VERSION")
+    );
+    ask_index::index::fnv1a64(key.as_bytes(), 0x6574_6167)
+}
+
+fn etag(hash: u64) -> String {
+    format!("\"{hash:016x}\"")
+}
+
+/// `Cache-Control` of a GET answer.
+fn get_cache_control(state: &State) -> Option<String> {
+    (state.config.cache_max_age > 0)
+        .then(|| format!("public, max-age={}", state.config.cache_max_age))
+}
+
+/// A GET whose `If-None-Match` names the current answer: 304, no body, no
+/// token spent (the RateLimit headers report the bucket as it is).
+fn not_modified(state: &State, req: &Request, key: ClientKey) -> Option<Response<Body>> {
+    if req.method().as_str() != "GET" {
+        return None;
+    }
+    let inm = req.headers().get("if-none-match")?.to_str().ok()?;
+    let parsed = protocol::parse(&raw_request(req), &state.config).ok()?;
+    let tag = etag(etag_hash(state, &parsed));
+    let matches = inm
+        .split(',')
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == tag || t == "*");
+    if !matches {
+        return None;
+    }
+    let decision = {
+        let limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
+        limiter.peek(key, (state.clock)())
+    };
+    let cache = get_cache_control(state).unwrap_or_else(|| "no-store".into());
+    Some(
+        Response::builder()
+            .status(304)
+            .header("etag", tag)
+            .header("cache-control", cache)
+            .header(
+                "ratelimit",
+                format!(
+                    "\"default\";r={};t={}",
+                    decision.remaining, decision.reset_secs
+                ),
+            )
+            .body(Body::Empty)
+            .expect("valid response"),
+    )
 }
 
 /// Where the API is, as the client reached it: scheme, host and stage.
@@ -417,7 +530,7 @@ fn mcp_request(state: &State, req: &Request) -> Response<Body> {
             bytes: body.len(),
             limit: state.config.max_body_bytes,
         };
-        return mcp_response(mcp::failure_reply(&f), &[]);
+        return mcp_response(mcp::failure_reply(&f, &state.echo(None)), &[]);
     }
     let version = req
         .headers()
@@ -446,32 +559,22 @@ impl mcp::Asker for Asking<'_> {
         };
         let parsed = match protocol::parse(&raw, &self.state.config) {
             Ok(p) => p,
-            Err(f) => return Document::Failure(FailureDocument::new(&f, None)),
+            Err(f) => {
+                return Document::Failure(FailureDocument::new(&f, None, &self.state.echo(None)));
+            }
         };
         let query_id = parsed
             .query_id
             .clone()
             .unwrap_or_else(|| self.state.new_query_id(self.req));
         let top_k = num_results.unwrap_or(self.state.config.top_k);
-        mcp::document(&self.state.answer(&parsed, top_k), &query_id)
+        let echo = self.state.echo(Some(&parsed));
+        mcp::document(&self.state.answer(&parsed, top_k), &query_id, &echo)
     }
 }
 
 fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Body> {
-    let params: Vec<(String, String)> = req
-        .query_string_parameters_ref()
-        .map(|q| {
-            q.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let accept = req.headers().get("accept").and_then(|v| v.to_str().ok());
-    let raw = RawRequest {
-        params,
-        accept,
-        body: req.body().as_ref(),
-    };
+    let raw = raw_request(req);
     let parsed = match protocol::parse(&raw, &state.config) {
         Ok(p) => p,
         Err(f) => {
@@ -480,22 +583,38 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
                 status = f.status(),
                 "rejected request"
             );
-            return failure_response(&f, None);
+            return failure_response(&f, None, &state.echo(None));
         }
     };
-    let query_id = parsed
-        .query_id
-        .clone()
-        .unwrap_or_else(|| state.new_query_id(req));
+    let echo = state.echo(Some(&parsed));
+    let get = req.method().as_str() == "GET";
+    let hash = get.then(|| etag_hash(state, &parsed));
+    let query_id = match (&parsed.query_id, hash) {
+        (Some(q), _) => q.clone(),
+        // A GET answer is the same every time: so is its id.
+        (None, Some(h)) => format!("{:012x}", h & 0xffff_ffff_ffff),
+        (None, None) => state.new_query_id(req),
+    };
     let t = Instant::now();
     let result = state.answer(&parsed, state.config.top_k);
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut resp = match (&result, parsed.streaming) {
-        (Ok(a), false) => json_response(200, &wire::answer_document(a, &query_id)),
-        (Ok(a), true) => sse_response(wire::answer_stream(a, &query_id)),
-        (Err(f), false) => failure_response(f, Some(&query_id)),
-        (Err(f), true) => sse_response(wire::failure_stream(f, &query_id)),
+        (Ok(a), false) => json_response(200, &wire::answer_document(a, &query_id, &echo)),
+        (Ok(a), true) => sse_response(wire::answer_stream(a, &query_id, &echo)),
+        (Err(f), false) => failure_response(f, Some(&query_id), &echo),
+        (Err(f), true) => sse_response(wire::failure_stream(f, &query_id, &echo)),
     };
+    if let Some(h) = hash
+        && resp.status() == 200
+    {
+        let headers = resp.headers_mut();
+        if let Ok(v) = etag(h).parse() {
+            headers.insert("etag", v);
+        }
+        if let Some(cc) = get_cache_control(state).and_then(|c| c.parse().ok()) {
+            headers.insert("cache-control", cc);
+        }
+    }
     let total = started.elapsed().as_secs_f64() * 1e3;
     tracing::info!(
         query_id = %query_id,

@@ -10,7 +10,7 @@ use crate::protocol::mcp::{
     PROTOCOL_VERSIONS, Response, ServerInfo, TextContent, TextKind, Tool, ToolAnnotations,
     ToolsCapability, ToolsList, batches_allowed, code, inline_schema,
 };
-use crate::protocol::response::Document;
+use crate::protocol::response::{Document, Echo};
 use crate::protocol::{FailureDocument, ResultItem, wire};
 
 /// What the `ask` tool needs from the endpoint: the product's name, and a
@@ -51,7 +51,7 @@ impl Reply {
 /// A failure that stops the exchange before any message is read (rate
 /// limit, body limit) as a JSON-RPC error with the NLWeb document in
 /// `data`, at the failure's HTTP status.
-pub fn failure_reply(f: &crate::protocol::Failure) -> Reply {
+pub fn failure_reply(f: &crate::protocol::Failure, echo: &Echo) -> Reply {
     use crate::protocol::FailureCode;
     let rpc_code = match f.code() {
         FailureCode::RateLimited => code::RATE_LIMITED,
@@ -61,7 +61,7 @@ pub fn failure_reply(f: &crate::protocol::Failure) -> Reply {
     let error = ErrorObject {
         code: rpc_code,
         message: f.to_string(),
-        data: serde_json::to_value(FailureDocument::new(f, None)).ok(),
+        data: serde_json::to_value(FailureDocument::new(f, None, echo)).ok(),
     };
     Reply::json(
         f.status(),
@@ -280,6 +280,7 @@ fn call_ask(asker: &impl Asker, args: AskArguments) -> CallToolResult {
     let doc = asker.ask(params, args.num_results.map(usize::from));
     let (text, is_error) = match &doc {
         Document::Answer(a) => (answer_text(&a.results), false),
+        Document::ChatAnswer(a) => (answer_text(&a.structured_data), false),
         Document::Failure(f) => (failure_text(f), true),
     };
     CallToolResult {
@@ -320,10 +321,11 @@ fn failure_text(f: &FailureDocument) -> String {
 pub fn document(
     result: &Result<wire::Answer, crate::protocol::Failure>,
     query_id: &str,
+    echo: &Echo,
 ) -> Document {
     match result {
-        Ok(a) => Document::Answer(wire::answer_document(a, query_id)),
-        Err(f) => Document::Failure(FailureDocument::new(f, Some(query_id))),
+        Ok(a) => wire::answer_document(a, query_id, echo),
+        Err(f) => Document::Failure(FailureDocument::new(f, Some(query_id), echo)),
     }
 }
 
@@ -341,7 +343,7 @@ mod tests {
             let f = crate::protocol::Failure::NoResults {
                 query: params[0].1.clone(),
             };
-            Document::Failure(FailureDocument::new(&f, Some("q")))
+            Document::Failure(FailureDocument::new(&f, Some("q"), &Echo::default()))
         }
     }
 

@@ -88,6 +88,28 @@ impl RateLimiter {
         self.current.len() + self.old.len()
     }
 
+    /// What `check` would say, without taking a token (for answers that
+    /// cost none, such as 304).
+    pub fn peek(&self, key: ClientKey, now: f64) -> Decision {
+        let bucket = self
+            .current
+            .get(&key)
+            .or_else(|| self.old.get(&key))
+            .copied()
+            .unwrap_or(Bucket {
+                tokens: self.capacity,
+                updated: now,
+            });
+        let elapsed = (now - bucket.updated).max(0.0);
+        let tokens = (bucket.tokens + elapsed * self.per_sec).min(self.capacity);
+        Decision {
+            allowed: tokens >= 1.0,
+            remaining: tokens.floor() as u32,
+            reset_secs: ((self.capacity - tokens) / self.per_sec).ceil().max(0.0) as u32,
+            retry_after_secs: 0,
+        }
+    }
+
     /// Takes a token for `key` at time `now` (seconds, any fixed origin).
     pub fn check(&mut self, key: ClientKey, now: f64) -> Decision {
         let bucket = match self.current.get(&key) {

@@ -263,3 +263,31 @@ fn the_official_mcp_client_talks_to_the_binary() {
     );
     assert!(report.contains("mcp client: all checks passed"), "{report}");
 }
+
+#[test]
+fn the_reference_models_accept_every_answer() {
+    let index = std::env::temp_dir().join(format!("ask-e2e-ref-{}.idx", std::process::id()));
+    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
+    let (_emu, port) = emulator();
+    let _ask = ask(
+        port,
+        &[
+            ("ASK_ENABLED", "true".to_string()),
+            ("ASK_INDEX", index.display().to_string()),
+            ("ASK_RATE_LIMIT_PER_MINUTE", "1000".to_string()),
+        ],
+    );
+    let out = Command::new("python3")
+        .arg(docs::repo().join("tests/clients/reference_models.py"))
+        .arg(format!("http://127.0.0.1:{port}/lambda-url/_/ask"))
+        .output()
+        .expect("python3 with nlweb-core (scripts/prereqs.sh)");
+    let report = String::from_utf8_lossy(&out.stdout);
+    println!("{report}");
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(" 0 errors"), "{report}");
+}

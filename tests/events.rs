@@ -126,6 +126,13 @@ fn replays_every_saved_event() {
                     }
                 }
             }
+            "JSON (chatgpt_app)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: nlweb_ask::protocol::response::ChatAnswerDocument =
+                    serde_json::from_str(&body_text(&resp)).unwrap();
+                assert!(!doc.content[0].text.is_empty(), "{file}");
+                assert!(!doc.structured_data.is_empty(), "{file}");
+            }
             "JSON (sites)" => {
                 assert_eq!(ct, "application/json", "{file}");
                 let doc: nlweb_ask::protocol::response::SitesDocument =
@@ -374,4 +381,55 @@ fn mcp_shares_the_rate_limit_and_the_body_limit() {
     let msg: Value = serde_json::from_str(&body_text(&r)).unwrap();
     assert_eq!(msg["error"]["code"], -32600, "{msg}");
     assert_eq!(msg["error"]["data"]["error"]["code"], "PAYLOAD_TOO_LARGE");
+}
+
+#[test]
+fn a_get_answer_is_cacheable_and_its_etag_gives_304_without_a_token() {
+    let state = state(true);
+    let first = respond(&state, &event("http-get-json.json"));
+    let tag = header(&first, "etag").unwrap().to_string();
+    assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+    assert_eq!(header(&first, "ratelimit"), Some("\"default\";r=19;t=3"));
+    assert!(header(&first, "x-index").unwrap().starts_with("build-id="));
+    // The same GET gives the same bytes (its query_id included).
+    let again = respond(&state, &event("http-get-json.json"));
+    assert_eq!(body_text(&again), body_text(&first));
+    assert_eq!(header(&again, "ratelimit"), Some("\"default\";r=18;t=6"));
+
+    let text = std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["headers"]["if-none-match"] = Value::from(format!("W/\"nope\", {tag}"));
+    let conditional = |v: &Value| lambda_http::request::from_str(&v.to_string()).unwrap();
+    let r = respond(&state, &conditional(&v));
+    assert_eq!(r.status().as_u16(), 304);
+    assert!(r.body().is_empty());
+    assert_eq!(header(&r, "etag"), Some(tag.as_str()));
+    // No token spent: the bucket still has 18.
+    assert_eq!(header(&r, "ratelimit"), Some("\"default\";r=18;t=6"));
+    assert_eq!(header(&r, "cache-control"), Some("no-store"));
+
+    // Another question is another tag: 200.
+    v["rawQueryString"] = Value::from("query=deploy&streaming=false");
+    v["queryStringParameters"]["query"] = Value::from("deploy");
+    let r = respond(&state, &conditional(&v));
+    assert_eq!(r.status().as_u16(), 200);
+    assert_ne!(header(&r, "etag"), Some(tag.as_str()));
+
+    // With ask.cache_max_age, GET answers may be cached; POSTs may not.
+    let env = |k: &str| match k {
+        "ASK_ENABLED" => Some("true".to_string()),
+        "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
+        "ASK_CACHE_MAX_AGE" => Some("300".to_string()),
+        _ => None,
+    };
+    let cached = State::with_clock(
+        Config::load(EMBEDDED_CONFIG, &env).unwrap(),
+        docs_index(),
+        Box::new(|| 0.0),
+    );
+    let r = respond(&cached, &event("http-get-json.json"));
+    assert_eq!(header(&r, "cache-control"), Some("public, max-age=300"));
+    let r = respond(&cached, &event("http-post-v055.json"));
+    assert_eq!(header(&r, "cache-control"), Some("no-store"));
+    assert!(header(&r, "etag").is_none());
 }

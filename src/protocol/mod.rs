@@ -41,7 +41,7 @@ mod tests {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(names.len(), 10, "{names:?}");
+        assert_eq!(names.len(), 13, "{names:?}");
 
         // Every failure code is in the failure document's schema.
         let failure = schema::<FailureDocument>().to_string();

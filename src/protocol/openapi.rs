@@ -72,6 +72,29 @@ fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
     ])
 }
 
+/// GET `/ask`'s responses: those of POST, and 304.
+fn with_not_modified(mut responses: Value) -> Value {
+    if let Some(o) = responses.as_object_mut() {
+        o.insert(
+            "304".into(),
+            obj(&[
+                (
+                    "description",
+                    s("If-None-Match names the current answer: no body, no token spent"),
+                ),
+                (
+                    "headers",
+                    obj(&[
+                        ("ETag", header_ref("ETag")),
+                        ("RateLimit", header_ref("RateLimit")),
+                    ]),
+                ),
+            ]),
+        );
+    }
+    responses
+}
+
 fn preflight() -> Value {
     obj(&[
         ("summary", s("CORS preflight")),
@@ -137,6 +160,8 @@ pub fn document() -> Value {
                     obj(&[
                         ("RateLimit-Policy", header_ref("RateLimit-Policy")),
                         ("RateLimit", header_ref("RateLimit")),
+                        ("ETag", header_ref("ETag")),
+                        ("X-Index", header_ref("X-Index")),
                     ]),
                 ),
                 (
@@ -218,7 +243,7 @@ pub fn document() -> Value {
                         ("operationId", s("askGet")),
                         ("summary", s("Ask a question (URL parameters)")),
                         ("parameters", Value::Array(parameters.clone())),
-                        ("responses", ask_responses.clone()),
+                        ("responses", with_not_modified(ask_responses.clone())),
                     ]),
                 ),
                 (
@@ -423,6 +448,22 @@ pub fn document() -> Value {
         (
             "Allow",
             header("The route's methods", "GET, POST, OPTIONS", "string"),
+        ),
+        (
+            "ETag",
+            header(
+                "Strong validator of a GET answer: the index build and the normalised request",
+                "\"3f2a9c0d1e4b5a67\"",
+                "string",
+            ),
+        ),
+        (
+            "X-Index",
+            header(
+                "The index that answered: its build id and build time",
+                "build-id=cb49a0b66aae488f; built-at=2026-12-03T06:24:10Z",
+                "string",
+            ),
         ),
     ]);
     let schemas: Map<String, Value> = g.0.take_definitions(true).into_iter().collect();

@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::failure::Failure;
+use super::response::ResponseFormat;
 use crate::config::Config;
 
 /// A response mode.
@@ -54,8 +55,19 @@ impl Mode {
     }
 }
 
-/// Response formats served.
-const FORMATS: &[&str] = &["conversational_search", "conv_search"];
+/// The format a `response_format` names, if it is served.
+fn format(name: &str) -> Option<ResponseFormat> {
+    match name.trim() {
+        "conversational_search" | "conv_search" => Some(ResponseFormat::ConversationalSearch),
+        "chatgpt_app" => Some(ResponseFormat::ChatgptApp),
+        _ => None,
+    }
+}
+
+/// The most results one answer carries, whatever a request asks.
+pub const MAX_RESULTS: usize = 10;
+/// The deepest page offset (`meta.start_num`) served.
+pub const MAX_START: usize = 90;
 
 /// Text as clients send it: a string, or a number or boolean read as its
 /// text.
@@ -139,6 +151,17 @@ pub struct QueryObject {
     /// A standalone version of the question, used instead of it and `prev`.
     #[serde(default)]
     pub decontextualized_query: Option<Text>,
+    /// How many results to retrieve (the reference's default is 50); the
+    /// answer carries at most 10.
+    #[serde(default)]
+    pub num_results: Option<Text>,
+    /// How many results to return (read before `num_results`); at most 10.
+    #[serde(default)]
+    pub max_results: Option<Text>,
+    /// The reference's 0–100 relevance threshold: accepted and not applied
+    /// (BM25 scores have no fixed scale).
+    #[serde(default)]
+    pub min_score: Option<Text>,
 }
 
 /// The 0.55 `context` object.
@@ -147,6 +170,10 @@ pub struct Context {
     /// Earlier questions, oldest first.
     #[serde(default)]
     pub prev: Option<Prev>,
+    /// Earlier conversation as one text, read as the most recent earlier
+    /// question.
+    #[serde(default)]
+    pub text: Option<Text>,
 }
 
 /// The 0.55 `prefer` object.
@@ -158,9 +185,20 @@ pub struct Prefer {
     /// `list`, `summarize` or `generate` (a comma list picks the richest).
     #[serde(default)]
     pub mode: Option<Text>,
-    /// `conversational_search` (alias `conv_search`).
+    /// `conversational_search` (alias `conv_search`) or `chatgpt_app`.
     #[serde(default)]
     pub response_format: Option<Text>,
+    /// The client's language, echoed in `_meta.accept_language`.
+    #[serde(default, rename = "accept-language")]
+    pub accept_language: Option<Text>,
+}
+
+/// The 0.55 `meta` object (`version` and others are accepted).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+pub struct RequestMeta {
+    /// Offset of the first result returned (paging), from 0.
+    #[serde(default)]
+    pub start_num: Option<Text>,
 }
 
 /// A POST body: the NLWeb 0.55 members and the flat legacy ones side by
@@ -203,9 +241,18 @@ pub struct AskBody {
     /// NLWeb 0.55 preferences (ignored unless an object).
     #[serde(default, deserialize_with = "object_or_none")]
     pub prefer: Option<Prefer>,
-    /// NLWeb 0.55 `meta` (`version`): accepted and not needed.
+    /// NLWeb 0.55 `meta`: `start_num` is read, the rest accepted.
+    #[serde(default, deserialize_with = "object_or_none")]
+    pub meta: Option<RequestMeta>,
+    /// Legacy results wanted.
     #[serde(default)]
-    pub meta: Option<serde_json::Value>,
+    pub num_results: Option<Text>,
+    /// Legacy results wanted (read before `num_results`).
+    #[serde(default)]
+    pub max_results: Option<Text>,
+    /// Legacy page offset.
+    #[serde(default)]
+    pub start_num: Option<Text>,
 }
 
 /// The URL parameters read (GET, and POST with a query string); others are
@@ -232,6 +279,12 @@ pub struct UrlParams {
     pub query_id: Option<String>,
     /// A standalone version of the question.
     pub decontextualized_query: Option<String>,
+    /// Results wanted (at most 10).
+    pub num_results: Option<String>,
+    /// Results wanted, read before `num_results`.
+    pub max_results: Option<String>,
+    /// Offset of the first result (paging).
+    pub start_num: Option<String>,
 }
 
 /// A member that only counts when it is an object: anything else is read
@@ -266,8 +319,19 @@ pub struct AskRequest {
     pub streaming: bool,
     /// Echoed `query_id`, if the client sent one.
     pub query_id: Option<String>,
-    /// `query.site` / `site`, accepted and echoed in logs (one site here).
+    /// `query.site` / `site`: must name the site served (or `all`).
     pub site: Option<String>,
+    /// The answer's format.
+    pub format: ResponseFormat,
+    /// Results wanted (`max_results`, else `num_results`), at most 10;
+    /// `None` takes the configured `top_k`.
+    pub count: Option<usize>,
+    /// Results skipped before the first returned (`meta.start_num`).
+    pub offset: usize,
+    /// `prefer.accept-language`, echoed.
+    pub accept_language: Option<String>,
+    /// Whether earlier questions (`prev`, `context.text`) are used.
+    pub contextual: bool,
 }
 
 /// The HTTP facts parsing needs, already taken out of the event.
@@ -294,6 +358,10 @@ struct Members {
     site: Option<Site>,
     query_id: Option<Text>,
     decontextualized_query: Option<Text>,
+    num_results: Option<Text>,
+    max_results: Option<Text>,
+    start_num: Option<Text>,
+    context_text: Option<Text>,
     prefer: Prefer,
 }
 
@@ -311,6 +379,10 @@ impl From<UrlParams> for Members {
             site: p.site.map(|s| Site::One(Text::String(s))),
             query_id: t(p.query_id),
             decontextualized_query: t(p.decontextualized_query),
+            num_results: t(p.num_results),
+            max_results: t(p.max_results),
+            start_num: t(p.start_num),
+            context_text: None,
             prefer: Prefer::default(),
         }
     }
@@ -318,26 +390,30 @@ impl From<UrlParams> for Members {
 
 impl From<AskBody> for Members {
     fn from(b: AskBody) -> Members {
-        let (query, site, decontextualized_query) = match b.query {
-            Some(QueryMember::Object(o)) => (
-                o.text,
-                o.site.or(b.site),
-                o.decontextualized_query.or(b.decontextualized_query),
-            ),
-            Some(QueryMember::Text(t)) => (Some(t), b.site, b.decontextualized_query),
-            None => (None, b.site, b.decontextualized_query),
+        let o = match b.query {
+            Some(QueryMember::Object(o)) => o,
+            Some(QueryMember::Text(t)) => QueryObject {
+                text: Some(t),
+                ..QueryObject::default()
+            },
+            None => QueryObject::default(),
         };
+        let (context_prev, context_text) = b.context.map(|c| (c.prev, c.text)).unwrap_or_default();
         Members {
-            query,
+            query: o.text,
             q: b.q,
             text: b.text,
             mode: b.mode,
             generate_mode: b.generate_mode,
             streaming: b.streaming,
-            prev: b.context.and_then(|c| c.prev).or(b.prev),
-            site,
+            prev: context_prev.or(b.prev),
+            site: o.site.or(b.site),
             query_id: b.query_id,
-            decontextualized_query,
+            decontextualized_query: o.decontextualized_query.or(b.decontextualized_query),
+            num_results: o.num_results.or(b.num_results),
+            max_results: o.max_results.or(b.max_results),
+            start_num: b.meta.and_then(|m| m.start_num).or(b.start_num),
+            context_text,
             prefer: b.prefer.unwrap_or_default(),
         }
     }
@@ -357,6 +433,10 @@ impl Members {
             site: self.site.or(url.site),
             query_id: self.query_id.or(url.query_id),
             decontextualized_query: self.decontextualized_query.or(url.decontextualized_query),
+            num_results: self.num_results.or(url.num_results),
+            max_results: self.max_results.or(url.max_results),
+            start_num: self.start_num.or(url.start_num),
+            context_text: self.context_text,
             prefer: self.prefer,
         }
     }
@@ -415,6 +495,21 @@ fn parse_prev(v: Prev, max: usize) -> Vec<String> {
         list.drain(..list.len() - max);
     }
     list
+}
+
+/// A whole number of at least `min`, or `INVALID_QUERY` naming `what`.
+fn whole(v: Text, what: &str, min: usize) -> Result<usize, Failure> {
+    let shown = v.to_string();
+    v.into_string()
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n >= min)
+        .ok_or_else(|| {
+            Failure::invalid_query(format!(
+                "{what} must be a whole number from {min}, got {shown}"
+            ))
+        })
 }
 
 /// Reads the body: not UTF-8, not JSON or not an object is
@@ -480,12 +575,13 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         )));
     }
 
-    if let Some(f) = m.prefer.response_format {
-        let f = f.into_string();
-        if !FORMATS.contains(&f.trim()) {
-            return Err(Failure::UnsupportedFormat(f));
+    let format = match m.prefer.response_format {
+        Some(f) => {
+            let f = f.into_string();
+            format(&f).ok_or(Failure::UnsupportedFormat(f))?
         }
-    }
+        None => ResponseFormat::ConversationalSearch,
+    };
 
     let mode = match m.prefer.mode.or(m.mode).or(m.generate_mode) {
         Some(v) => parse_mode(v)?,
@@ -500,10 +596,20 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         None => accept_sse || cfg.default_streaming,
     };
 
-    let prev = m
+    let mut prev = m
         .prev
         .map(|p| parse_prev(p, cfg.max_prev))
         .unwrap_or_default();
+    if let Some(t) = m.context_text {
+        let t = t.into_string().trim().to_string();
+        if !t.is_empty() {
+            // The conversation so far, as the most recent earlier question.
+            prev.push(t);
+            if prev.len() > cfg.max_prev {
+                prev.remove(0);
+            }
+        }
+    }
     if prev.iter().any(|p| p.chars().count() > cfg.max_query_chars) {
         return Err(Failure::invalid_query(format!(
             "a prev entry is over {} characters",
@@ -536,6 +642,25 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         Site::One(t) => Some(t.into_string()),
         Site::Many(list) => list.into_iter().next().map(Text::into_string),
     });
+    let count = match m.max_results.or(m.num_results) {
+        Some(v) => Some(whole(v, "max_results / num_results", 1)?.min(MAX_RESULTS)),
+        None => None,
+    };
+    let offset = match m.start_num {
+        Some(v) => whole(v, "start_num", 0)?,
+        None => 0,
+    };
+    if offset > MAX_START {
+        return Err(Failure::invalid_query(format!(
+            "start_num {offset} is past the last page served (at most {MAX_START})"
+        )));
+    }
+    let accept_language = m
+        .prefer
+        .accept_language
+        .map(|t| t.into_string().trim().chars().take(64).collect::<String>())
+        .filter(|s| !s.is_empty());
+    let contextual = decontextualized_query.is_none() && !prev.is_empty();
     Ok(AskRequest {
         query,
         prev,
@@ -544,6 +669,11 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         streaming,
         query_id,
         site,
+        format,
+        count,
+        offset,
+        accept_language,
+        contextual,
     })
 }
 
@@ -787,7 +917,7 @@ mod tests {
             ),
             (
                 vec![],
-                r#"{"query":{"text":"x"},"prefer":{"response_format":"chatgpt_app"}}"#.into(),
+                r#"{"query":{"text":"x"},"prefer":{"response_format":"markdown"}}"#.into(),
                 FailureCode::UnsupportedFormat,
                 200,
             ),

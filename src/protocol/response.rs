@@ -16,13 +16,33 @@ pub enum Version {
     V055,
 }
 
-/// The response format served (`conversational_search`).
+/// The response formats served.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResponseFormat {
-    /// `results`: a list of Schema.org items.
+    /// `results`: a list of Schema.org items (requested as
+    /// `conversational_search` or `conv_search`).
     #[default]
     ConversationalSearch,
+    /// `content` (text for a model) and `structuredData` (the same items).
+    ChatgptApp,
+}
+
+/// What every document says about its exchange beyond the answer itself:
+/// which index answered (build id and build time: the data's freshness),
+/// the format, and what the request asked that is echoed back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Echo {
+    /// The index build that answered.
+    pub index_build_id: String,
+    /// When that index was built (RFC 3339).
+    pub index_built_at: String,
+    /// The response format.
+    pub format: ResponseFormat,
+    /// What was searched, when earlier questions changed the question.
+    pub decontextualized_query: Option<String>,
+    /// `prefer.accept-language`, echoed (results stay as indexed).
+    pub accept_language: Option<String>,
 }
 
 /// `_meta.response_type`: what kind of document this is. This endpoint
@@ -61,50 +81,66 @@ pub struct Meta {
     /// On the `complete` event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_context: Option<SessionContext>,
+    /// The id of the index build that answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_build_id: Option<String>,
+    /// When that index was built (RFC 3339): the data's freshness.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_built_at: Option<String>,
+    /// What was searched when earlier questions (`prev`, `context.text`)
+    /// changed the question, or the client's own `decontextualized_query`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decontextualized_query: Option<String>,
+    /// `prefer.accept-language`, echoed; results stay in the docs' language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept_language: Option<String>,
 }
 
 impl Meta {
-    /// An answer document's `_meta`.
-    pub fn answer() -> Meta {
-        Meta {
-            response_type: ResponseType::Answer,
-            version: Version::V055,
-            response_format: Some(ResponseFormat::ConversationalSearch),
-            streaming: None,
-            session_context: None,
-        }
-    }
-
-    /// A failure document's `_meta`.
-    pub fn failure() -> Meta {
-        Meta {
-            response_type: ResponseType::Failure,
-            version: Version::V055,
-            response_format: None,
-            streaming: None,
-            session_context: None,
-        }
-    }
-
-    /// The `start` event's `_meta` (a stream starts as an answer).
-    pub fn stream_start() -> Meta {
-        Meta {
-            streaming: Some(true),
-            ..Meta::answer()
-        }
-    }
-
-    /// The `complete` event's `_meta`: how the stream ended, and its
-    /// conversation.
-    pub fn stream_complete(response_type: ResponseType, query_id: &str) -> Meta {
+    /// The members every `_meta` of an exchange shares.
+    fn base(response_type: ResponseType, echo: &Echo) -> Meta {
         Meta {
             response_type,
             version: Version::V055,
             response_format: None,
             streaming: None,
+            session_context: None,
+            index_build_id: Some(echo.index_build_id.clone()),
+            index_built_at: Some(echo.index_built_at.clone()),
+            decontextualized_query: echo.decontextualized_query.clone(),
+            accept_language: echo.accept_language.clone(),
+        }
+    }
+
+    /// An answer document's `_meta`.
+    pub fn answer(echo: &Echo) -> Meta {
+        Meta {
+            response_format: Some(echo.format),
+            ..Meta::base(ResponseType::Answer, echo)
+        }
+    }
+
+    /// A failure document's `_meta`.
+    pub fn failure(echo: &Echo) -> Meta {
+        Meta::base(ResponseType::Failure, echo)
+    }
+
+    /// The `start` event's `_meta` (a stream starts as an answer).
+    pub fn stream_start(echo: &Echo) -> Meta {
+        Meta {
+            streaming: Some(true),
+            ..Meta::answer(echo)
+        }
+    }
+
+    /// The `complete` event's `_meta`: how the stream ended, and its
+    /// conversation.
+    pub fn stream_complete(response_type: ResponseType, query_id: &str, echo: &Echo) -> Meta {
+        Meta {
             session_context: Some(SessionContext {
                 conversation_id: query_id.to_string(),
             }),
+            ..Meta::base(response_type, echo)
         }
     }
 }
@@ -366,21 +402,61 @@ pub struct FailureDocument {
 
 impl FailureDocument {
     /// The document for `f`.
-    pub fn new(f: &Failure, query_id: Option<&str>) -> FailureDocument {
+    pub fn new(f: &Failure, query_id: Option<&str>, echo: &Echo) -> FailureDocument {
         FailureDocument {
-            meta: Meta::failure(),
+            meta: Meta::failure(echo),
             error: f.into(),
             query_id: query_id.map(str::to_string),
         }
     }
 }
 
+/// `Type` of a `chatgpt_app` text block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatTextType {
+    /// `text`.
+    #[default]
+    Text,
+}
+
+/// A `chatgpt_app` text block (the reference's capitalised members).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChatText {
+    /// `text`.
+    #[serde(rename = "Type")]
+    pub kind: ChatTextType,
+    /// The summary, or the ranked sections as text.
+    #[serde(rename = "Text")]
+    pub text: String,
+}
+
+/// A non-streaming answer in the `chatgpt_app` format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChatAnswerDocument {
+    /// Document metadata (`response_format: chatgpt_app`).
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+    /// The exchange's id.
+    pub query_id: String,
+    /// Text for a model to read: the summary with its `[n]` citations, or
+    /// the ranked sections.
+    pub content: Vec<ChatText>,
+    /// The same items as `results` in the other format.
+    #[serde(rename = "structuredData")]
+    pub structured_data: Vec<ResultItem>,
+}
+
 /// Any `/ask` response body.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Document {
-    /// An answer.
+    /// An answer (`conversational_search`).
     Answer(AnswerDocument),
+    /// An answer (`chatgpt_app`).
+    ChatAnswer(ChatAnswerDocument),
     /// A failure.
     Failure(FailureDocument),
 }

@@ -1,11 +1,13 @@
-//! How is an answer written? The JSON document of a non-streaming answer,
-//! and the SSE framing of a streamed one (`start`, one `result` per item
-//! with the summary last, `complete`), buffered into one body.
+//! How is an answer written? The JSON document of a non-streaming answer
+//! (in either format), and the SSE framing of a streamed one (`start`, one
+//! `result` per item with the summary last, `complete`), buffered into one
+//! body.
 
 use super::failure::Failure;
 use super::response::{
-    AnswerDocument, Article, CompleteEvent, ErrorBody, FailureDocument, Meta, ResponseType,
-    ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
+    AnswerDocument, Article, ChatAnswerDocument, ChatText, ChatTextType, CompleteEvent, Document,
+    Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType, ResultEvent, ResultItem,
+    StartEvent, StreamEvent, Summary,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -18,19 +20,49 @@ pub struct Answer {
     pub summary: Option<Summary>,
 }
 
-/// The non-streaming answer document: the summary first, then the items.
-pub fn answer_document(answer: &Answer, query_id: &str) -> AnswerDocument {
-    let results = answer
-        .summary
-        .iter()
-        .cloned()
-        .map(ResultItem::Summary)
-        .chain(answer.items.iter().cloned().map(ResultItem::Article))
-        .collect();
-    AnswerDocument {
-        meta: Meta::answer(),
-        query_id: query_id.to_string(),
-        results,
+impl Answer {
+    /// The summary first, then the items: `results` / `structuredData`.
+    fn results(&self) -> Vec<ResultItem> {
+        self.summary
+            .iter()
+            .cloned()
+            .map(ResultItem::Summary)
+            .chain(self.items.iter().cloned().map(ResultItem::Article))
+            .collect()
+    }
+
+    /// The answer as text for a model: the summary, else the sections
+    /// ranked, each with its URL.
+    fn text(&self) -> String {
+        if let Some(s) = &self.summary {
+            return s.text.clone();
+        }
+        self.items
+            .iter()
+            .enumerate()
+            .map(|(n, a)| format!("{}. {} — {}: {}", n + 1, a.name, a.url, a.description))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The non-streaming answer document, in the format `echo` names.
+pub fn answer_document(answer: &Answer, query_id: &str, echo: &Echo) -> Document {
+    match echo.format {
+        ResponseFormat::ConversationalSearch => Document::Answer(AnswerDocument {
+            meta: Meta::answer(echo),
+            query_id: query_id.to_string(),
+            results: answer.results(),
+        }),
+        ResponseFormat::ChatgptApp => Document::ChatAnswer(ChatAnswerDocument {
+            meta: Meta::answer(echo),
+            query_id: query_id.to_string(),
+            content: vec![ChatText {
+                kind: ChatTextType::Text,
+                text: answer.text(),
+            }],
+            structured_data: answer.results(),
+        }),
     }
 }
 
@@ -48,10 +80,10 @@ fn frame(out: &mut String, id: usize, event: &StreamEvent) {
 }
 
 /// The streamed answer: `start`, one `result` per item (the summary after
-/// the sections), `complete`.
-pub fn answer_stream(answer: &Answer, query_id: &str) -> String {
+/// the sections), `complete`. Both formats stream the same events.
+pub fn answer_stream(answer: &Answer, query_id: &str, echo: &Echo) -> String {
     let mut events = vec![StreamEvent::Start(StartEvent {
-        meta: Meta::stream_start(),
+        meta: Meta::stream_start(echo),
         query_id: query_id.to_string(),
     })];
     let items = answer
@@ -64,7 +96,7 @@ pub fn answer_stream(answer: &Answer, query_id: &str) -> String {
         events.push(StreamEvent::Result(ResultEvent { index, item }));
     }
     events.push(StreamEvent::Complete(CompleteEvent {
-        meta: Meta::stream_complete(ResponseType::Answer, query_id),
+        meta: Meta::stream_complete(ResponseType::Answer, query_id, echo),
         query_id: query_id.to_string(),
         total_items: events.len() - 1,
         error: None,
@@ -73,15 +105,15 @@ pub fn answer_stream(answer: &Answer, query_id: &str) -> String {
 }
 
 /// A failure once the stream has started: `start`, `error`, `complete`.
-pub fn failure_stream(f: &Failure, query_id: &str) -> String {
+pub fn failure_stream(f: &Failure, query_id: &str, echo: &Echo) -> String {
     stream(&[
         StreamEvent::Start(StartEvent {
-            meta: Meta::stream_start(),
+            meta: Meta::stream_start(echo),
             query_id: query_id.to_string(),
         }),
-        StreamEvent::Error(FailureDocument::new(f, Some(query_id))),
+        StreamEvent::Error(FailureDocument::new(f, Some(query_id), echo)),
         StreamEvent::Complete(CompleteEvent {
-            meta: Meta::stream_complete(ResponseType::Failure, query_id),
+            meta: Meta::stream_complete(ResponseType::Failure, query_id, echo),
             query_id: query_id.to_string(),
             total_items: 0,
             error: Some(ErrorBody::from(f)),
