@@ -181,7 +181,25 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     for fn in ["list", "summarize", "generate", "generate-sse"]:
         L.append(f"| {fn} | {median_ns('handler/prefect', fn) / 8 / 1e3:.0f} |")
     L.append(f"\nSingle list-mode requests, timed one by one (4,000): p50 **{p50} µs**, p99 **{p99} µs** (goal p99 ≤ 1 ms).")
+    L.append("")
+    L.extend(relevance())
     open(os.path.join(REPO, "BENCHMARKS.md"), "w").write("\n".join(L) + "\n")
+
+
+def relevance():
+    """The golden-set relevance table, as the gate in build-index/tests/cli.rs prints it."""
+    out = subprocess.run(
+        ["cargo", "test", "--release", "--locked", "-p", "build-index", "--test", "cli",
+         "golden_questions_relevance", "--", "--nocapture"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stderr
+    table = [l for l in out.splitlines() if l.startswith("|")]
+    return [
+        "## Relevance on the golden sets (`build-index/tests/cli.rs`)\n",
+        "Page level, answerable questions only; grades 2 = answers, 1 = partly answers "
+        "(`tests/golden/*.jsonl`). The test fails when a figure drops more than 0.03 below these.\n",
+        *table,
+    ]
 
 
 if __name__ == "__main__":
