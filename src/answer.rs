@@ -4,11 +4,62 @@
 
 use ask_index::{Analyzer, Hit, Index, search};
 
-use crate::protocol::response::{Article, Citation, Summary};
+use crate::protocol::response::{AnswerConfidence, Article, Citation, Summary};
 use crate::protocol::{Answer, AskRequest, Failure, Mode};
 use crate::summary::{self, Sentence, is_prose, one_line, sentence_score, sentences};
 
 const SNIPPET_CHARS: usize = 240;
+
+/// Below this coverage the docs are taken not to answer the question
+/// (calibrated on the golden sets' answerable and unanswerable questions;
+/// see tests/confidence.rs).
+pub const ANSWERED_COVERAGE: f32 = 0.5;
+/// Sections whose terms count as covering the question.
+const COVERING_SECTIONS: usize = 3;
+
+/// The weighted share of the question's terms found in the best sections
+/// (title, heading and text); a term the index does not have weighs as much
+/// as the rarest one it has.
+pub fn confidence(
+    index: &Index,
+    analyzer: &Analyzer,
+    question: &str,
+    hits: &[Hit],
+) -> AnswerConfidence {
+    let rare = ask_index::index::idf(index.section_count() as u32, 1);
+    let mut terms: Vec<(String, f32)> = Vec::new();
+    for t in analyzer.analyze(question) {
+        if !terms.iter().any(|(x, _)| *x == t) {
+            let w = index.idf(&t).unwrap_or(rare);
+            terms.push((t, w));
+        }
+    }
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for h in hits.iter().take(COVERING_SECTIONS) {
+        let s = index.section(h.section);
+        let p = index.page(s.page);
+        for text in [p.title, s.heading, s.text] {
+            seen.extend(analyzer.analyze(text));
+        }
+    }
+    let total: f32 = terms.iter().map(|(_, w)| w).sum();
+    let found: f32 = terms
+        .iter()
+        .filter(|(t, _)| seen.contains(t))
+        .map(|(_, w)| w)
+        .sum();
+    let coverage = if total > 0.0 { found / total } else { 0.0 };
+    let mut missing: Vec<(String, f32)> = terms
+        .into_iter()
+        .filter(|(t, _)| !seen.contains(t))
+        .collect();
+    missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+    AnswerConfidence {
+        coverage: (coverage * 100.0).round() / 100.0,
+        answered: coverage >= ANSWERED_COVERAGE,
+        missing: missing.into_iter().map(|(t, _)| t).collect(),
+    }
+}
 
 /// The query terms with their idf, for sentence scoring.
 fn weighted_terms(index: &Index, analyzer: &Analyzer, text: &str) -> Vec<(String, f32)> {
@@ -86,6 +137,7 @@ pub fn answer(
         });
     }
     let terms = weighted_terms(index, analyzer, question);
+    let confidence = confidence(index, analyzer, question, &hits);
     let items: Vec<Article> = hits
         .iter()
         .map(|h| article(index, analyzer, h, base_url, &terms))
@@ -98,11 +150,19 @@ pub fn answer(
                 .take(summary::SECTIONS)
                 .map(|h| index.section(h.section).text)
                 .collect();
-            let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
-            Some(summary_item(&sentences, &items, base_url))
+            Some(if confidence.answered {
+                let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
+                summary_item(&sentences, &items, base_url)
+            } else {
+                not_answered_item(&confidence, &items, base_url)
+            })
         }
     };
-    Ok(Answer { items, summary })
+    Ok(Answer {
+        items,
+        summary,
+        confidence: Some(confidence),
+    })
 }
 
 /// The item of one hit.
@@ -139,6 +199,47 @@ fn article(
         score,
         description,
         text.to_string(),
+    )
+}
+
+/// The summary when the docs do not seem to answer: it says so plainly and
+/// names the closest pages, cited.
+fn not_answered_item(confidence: &AnswerConfidence, items: &[Article], site: &str) -> Summary {
+    let closest: Vec<&Article> = items.iter().take(3).collect();
+    let mut text = String::from("The documentation does not seem to answer this question");
+    if !confidence.missing.is_empty() {
+        let words: Vec<&str> = confidence
+            .missing
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect();
+        text.push_str(&format!(" (no section covers: {})", words.join(", ")));
+    }
+    text.push_str(". The closest pages are");
+    for (i, a) in closest.iter().enumerate() {
+        text.push_str(&format!(
+            "{} {} [{}]",
+            if i == 0 { "" } else { ";" },
+            a.name,
+            i + 1
+        ));
+    }
+    text.push('.');
+    let citations = closest
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Citation {
+            index: i + 1,
+            name: a.name.clone(),
+            url: a.url.clone(),
+        })
+        .collect();
+    Summary::new(
+        text,
+        "The documentation does not seem to answer this question.".into(),
+        citations,
+        site.to_string(),
     )
 }
 

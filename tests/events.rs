@@ -433,3 +433,50 @@ fn a_get_answer_is_cacheable_and_its_etag_gives_304_without_a_token() {
     assert_eq!(header(&r, "cache-control"), Some("no-store"));
     assert!(header(&r, "etag").is_none());
 }
+
+#[test]
+fn a_question_the_docs_do_not_answer_is_said_plainly() {
+    let state = state(true);
+    let ask = |q: &str| {
+        let text = std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        v["rawQueryString"] = Value::from(format!(
+            "query={}&mode=summarize&streaming=false",
+            q.replace(' ', "+")
+        ));
+        v["queryStringParameters"] =
+            serde_json::json!({"query": q, "mode": "summarize", "streaming": "false"});
+        let r = respond(
+            &state,
+            &lambda_http::request::from_str(&v.to_string()).unwrap(),
+        );
+        let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+        doc
+    };
+    let doc = ask("deploy the index bucket to azure with terraform");
+    let conf = &doc["_meta"]["answer_confidence"];
+    assert_eq!(conf["answered"], false, "{doc}");
+    assert!(
+        conf["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == "terraform"),
+        "{conf}"
+    );
+    let summary = doc["results"][0]["text"].as_str().unwrap();
+    assert!(
+        summary.starts_with("The documentation does not seem to answer this question"),
+        "{summary}"
+    );
+    assert!(summary.contains("[1]"), "{summary}");
+    assert_eq!(doc["results"][0]["citations"][0]["index"], 1);
+
+    let doc = ask("how do I configure the rate limit");
+    assert_eq!(doc["_meta"]["answer_confidence"]["answered"], true, "{doc}");
+    let summary = doc["results"][0]["text"].as_str().unwrap();
+    assert!(
+        !summary.starts_with("The documentation does not seem"),
+        "{summary}"
+    );
+}

@@ -43,6 +43,24 @@ pub struct Echo {
     pub decontextualized_query: Option<String>,
     /// `prefer.accept-language`, echoed (results stay as indexed).
     pub accept_language: Option<String>,
+    /// How well the docs seem to answer (answers only).
+    pub confidence: Option<AnswerConfidence>,
+}
+
+/// Whether the docs seem to answer the question: the share of the
+/// question's weight (idf; a word the docs never use weighs as much as the
+/// rarest) found in the best sections.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerConfidence {
+    /// 0 to 1: the weighted share of the question's terms found.
+    pub coverage: f32,
+    /// False when the coverage is under the threshold: the docs do not
+    /// seem to answer, and the summary says so.
+    pub answered: bool,
+    /// The question's words found in no best section (analyzed form),
+    /// heaviest first.
+    pub missing: Vec<String>,
 }
 
 /// `_meta.response_type`: what kind of document this is. This endpoint
@@ -94,6 +112,9 @@ pub struct Meta {
     /// `prefer.accept-language`, echoed; results stay in the docs' language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accept_language: Option<String>,
+    /// Whether the docs seem to answer (answer documents and `start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_confidence: Option<AnswerConfidence>,
 }
 
 impl Meta {
@@ -109,6 +130,7 @@ impl Meta {
             index_built_at: Some(echo.index_built_at.clone()),
             decontextualized_query: echo.decontextualized_query.clone(),
             accept_language: echo.accept_language.clone(),
+            answer_confidence: None,
         }
     }
 
@@ -116,6 +138,7 @@ impl Meta {
     pub fn answer(echo: &Echo) -> Meta {
         Meta {
             response_format: Some(echo.format),
+            answer_confidence: echo.confidence.clone(),
             ..Meta::base(ResponseType::Answer, echo)
         }
     }

@@ -5,9 +5,9 @@
 
 use super::failure::Failure;
 use super::response::{
-    AnswerDocument, Article, ChatAnswerDocument, ChatText, ChatTextType, CompleteEvent, Document,
-    Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType, ResultEvent, ResultItem,
-    StartEvent, StreamEvent, Summary,
+    AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, ChatTextType,
+    CompleteEvent, Document, Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType,
+    ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -18,9 +18,19 @@ pub struct Answer {
     pub items: Vec<Article>,
     /// The SearchSummary (summarize and generate).
     pub summary: Option<Summary>,
+    /// Whether the docs seem to answer.
+    pub confidence: Option<AnswerConfidence>,
 }
 
 impl Answer {
+    /// `echo` with this answer's confidence.
+    fn echo(&self, echo: &Echo) -> Echo {
+        Echo {
+            confidence: self.confidence.clone(),
+            ..echo.clone()
+        }
+    }
+
     /// The summary first, then the items: `results` / `structuredData`.
     fn results(&self) -> Vec<ResultItem> {
         self.summary
@@ -48,6 +58,7 @@ impl Answer {
 
 /// The non-streaming answer document, in the format `echo` names.
 pub fn answer_document(answer: &Answer, query_id: &str, echo: &Echo) -> Document {
+    let echo = &answer.echo(echo);
     match echo.format {
         ResponseFormat::ConversationalSearch => Document::Answer(AnswerDocument {
             meta: Meta::answer(echo),
@@ -82,6 +93,7 @@ fn frame(out: &mut String, id: usize, event: &StreamEvent) {
 /// The streamed answer: `start`, one `result` per item (the summary after
 /// the sections), `complete`. Both formats stream the same events.
 pub fn answer_stream(answer: &Answer, query_id: &str, echo: &Echo) -> String {
+    let echo = &answer.echo(echo);
     let mut events = vec![StreamEvent::Start(StartEvent {
         meta: Meta::stream_start(echo),
         query_id: query_id.to_string(),

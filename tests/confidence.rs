@@ -1,0 +1,122 @@
+//! Does the endpoint know when the docs do not answer? Every golden set's
+//! questions (answerable, and at least 20 unanswerable ones) go through the
+//! real retrieval and `answer::confidence`; "can't answer" is predicted when
+//! the coverage is under `ANSWERED_COVERAGE`. Prints precision and recall
+//! of "can't answer" per set, and at other thresholds for calibration; fails
+//! when they fall under the floors set from today's figures.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use nlweb_ask::answer::{ANSWERED_COVERAGE, answer};
+use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::protocol::{RawRequest, parse};
+use serde_json::Value;
+use support::docs::repo;
+
+fn corpora() -> PathBuf {
+    std::env::var_os("ASK_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/corpora"))
+}
+
+fn index_of(dir: &Path) -> ask_index::Index {
+    let files =
+        build_index::read_mdx_files(dir, &|_, _| indicatif::ProgressBar::hidden()).expect("corpus");
+    let pages = build_index::corpus::pages(&files).pages;
+    let opts = ask_index::BuildOptions {
+        docs_base_url: "https://docs.example.com".into(),
+        weights: ask_index::Weights::DOCS,
+        source: "mdx".into(),
+        corpus_fingerprint: "confidence".into(),
+        built_at_unix: 0,
+    };
+    ask_index::build(&pages, &opts, &ask_index::Analyzer::new()).unwrap()
+}
+
+/// (coverage, unanswerable) for every question of a golden set.
+fn coverages(corpus: &Path, golden: &Path) -> Vec<(f32, bool)> {
+    let index = index_of(corpus);
+    let analyzer = ask_index::Analyzer::new();
+    let config = Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
+    std::fs::read_to_string(golden)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let q: Value = serde_json::from_str(l).unwrap();
+            let raw = RawRequest {
+                params: vec![
+                    ("query".into(), q["q"].as_str().unwrap().to_string()),
+                    ("mode".into(), "list".into()),
+                ],
+                ..RawRequest::default()
+            };
+            let req = parse(&raw, &config).unwrap();
+            let coverage = match answer(&index, &analyzer, &req, "https://docs.example.com", 5) {
+                Ok(a) => a.confidence.unwrap().coverage,
+                Err(_) => 0.0,
+            };
+            (coverage, q["unanswerable"] == true)
+        })
+        .collect()
+}
+
+/// Precision and recall of "can't answer" at `threshold`.
+fn precision_recall(rows: &[(f32, bool)], threshold: f32) -> (f64, f64) {
+    let predicted = rows.iter().filter(|(c, _)| *c < threshold).count();
+    let truth = rows.iter().filter(|(_, u)| *u).count();
+    let hits = rows.iter().filter(|(c, u)| *c < threshold && *u).count();
+    let p = if predicted == 0 {
+        1.0
+    } else {
+        hits as f64 / predicted as f64
+    };
+    (p, hits as f64 / truth.max(1) as f64)
+}
+
+#[test]
+fn cant_answer_precision_and_recall() {
+    let sets = [
+        ("fumadocs", corpora().join("fumadocs")),
+        ("prefect", corpora().join("prefect")),
+        ("shadcn-ui", corpora().join("shadcn-ui")),
+        ("aws-amplify", corpora().join("aws-amplify")),
+        ("nlweb-ask-docs", repo().join("docs/content/docs")),
+    ];
+    let mut all: Vec<(f32, bool)> = Vec::new();
+    let mut report = String::from(
+        "| golden set | answerable | unanswerable | precision | recall |\n|---|---|---|---|---|\n",
+    );
+    for (name, corpus) in &sets {
+        let rows = coverages(corpus, &repo().join(format!("tests/golden/{name}.jsonl")));
+        let unanswerable = rows.iter().filter(|(_, u)| *u).count();
+        assert!(
+            unanswerable >= 20,
+            "{name}: {unanswerable} unanswerable questions"
+        );
+        let (p, r) = precision_recall(&rows, ANSWERED_COVERAGE);
+        report.push_str(&format!(
+            "| {name} | {} | {unanswerable} | {p:.2} | {r:.2} |\n",
+            rows.len() - unanswerable
+        ));
+        all.extend(rows);
+    }
+    let (p, r) = precision_recall(&all, ANSWERED_COVERAGE);
+    report.push_str(&format!(
+        "| all | {} | {} | {p:.2} | {r:.2} |\n",
+        all.iter().filter(|(_, u)| !u).count(),
+        all.iter().filter(|(_, u)| *u).count()
+    ));
+    eprintln!("threshold {ANSWERED_COVERAGE}:\n{report}");
+    for t in [0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8] {
+        let (p, r) = precision_recall(&all, t);
+        eprintln!("  at {t:.2}: precision {p:.2}, recall {r:.2}");
+    }
+    assert!(p >= PRECISION_FLOOR && r >= RECALL_FLOOR, "{report}");
+}
+
+/// Today's figures over all sets (precision 0.82, recall 0.73 at 0.5,
+/// 2026-12-03), less 0.05.
+const PRECISION_FLOOR: f64 = 0.77;
+const RECALL_FLOOR: f64 = 0.68;
