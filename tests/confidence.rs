@@ -120,3 +120,88 @@ fn cant_answer_precision_and_recall() {
 /// 2026-12-03), less 0.05.
 const PRECISION_FLOOR: f64 = 0.77;
 const RECALL_FLOOR: f64 = 0.68;
+
+/// Splits a summary into (sentence, citation number) pairs: each sentence
+/// ends with ` [n]`.
+fn cited_sentences(summary: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let (mut start, mut from) = (0, 0);
+    while let Some(open) = summary[from..].find(" [").map(|i| i + from) {
+        let after = &summary[open + 2..];
+        let number = after
+            .find(']')
+            .and_then(|close| after[..close].parse::<usize>().ok().map(|n| (n, close)));
+        match number {
+            Some((n, close)) => {
+                out.push((summary[start..open].trim().to_string(), n));
+                start = open + 2 + close + 1;
+                from = start;
+            }
+            // A bracket inside the sentence, not a citation.
+            None => from = open + 2,
+        }
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn every_summary_sentence_is_a_verbatim_span_of_its_cited_section() {
+    let analyzer = ask_index::Analyzer::new();
+    let config = Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
+    let mut checked = 0;
+    for (name, corpus) in [
+        ("fumadocs", corpora().join("fumadocs")),
+        ("prefect", corpora().join("prefect")),
+        ("nlweb-ask-docs", repo().join("docs/content/docs")),
+    ] {
+        let index = index_of(&corpus);
+        let golden =
+            std::fs::read_to_string(repo().join(format!("tests/golden/{name}.jsonl"))).unwrap();
+        for line in golden.lines() {
+            let q: Value = serde_json::from_str(line).unwrap();
+            let raw = RawRequest {
+                params: vec![
+                    ("query".into(), q["q"].as_str().unwrap().to_string()),
+                    ("mode".into(), "summarize".into()),
+                ],
+                ..RawRequest::default()
+            };
+            let req = parse(&raw, &config).unwrap();
+            let Ok(a) = answer(&index, &analyzer, &req, "https://docs.example.com", 5) else {
+                continue;
+            };
+            if !a.confidence.as_ref().unwrap().answered {
+                continue;
+            }
+            let summary = a.summary.unwrap();
+            let sentences = cited_sentences(&summary.text);
+            assert!(!sentences.is_empty(), "{name}: {}", summary.text);
+            let mut seen = Vec::new();
+            for (sentence, n) in sentences {
+                let cited = &a.items[n - 1];
+                let source = one_line(&format!("{} {}", cited.text, cited.description));
+                assert!(
+                    source.contains(&sentence),
+                    "{name}: {sentence:?} is not in [{n}] {}",
+                    cited.url
+                );
+                assert!(
+                    summary
+                        .citations
+                        .iter()
+                        .any(|c| c.index == n && c.url == cited.url),
+                    "{name}: [{n}] is not among the citations"
+                );
+                assert!(!seen.contains(&sentence), "{name}: repeated {sentence:?}");
+                seen.push(sentence);
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} summary sentences checked");
+    assert!(checked > 200, "{checked}");
+}
