@@ -119,6 +119,7 @@ pub fn answer(
     req: &AskRequest,
     base_url: &str,
     top_k: usize,
+    page_weights: &[f32],
 ) -> Result<Answer, Failure> {
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
@@ -127,10 +128,17 @@ pub fn answer(
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let hits: Vec<Hit> = search::retrieve(index, analyzer, question, prev, req.offset + top_k)
-        .into_iter()
-        .skip(req.offset)
-        .collect();
+    let hits: Vec<Hit> = search::retrieve_weighted(
+        index,
+        analyzer,
+        question,
+        prev,
+        req.offset + top_k,
+        page_weights,
+    )
+    .into_iter()
+    .skip(req.offset)
+    .collect();
     if hits.is_empty() {
         return Err(Failure::NoResults {
             query: req.query.clone(),

@@ -39,6 +39,10 @@ pub struct Config {
     pub max_prev: usize,
     /// Most distinct clients the rate limiter tracks.
     pub max_tracked_clients: usize,
+    /// Page weights by path glob (`ask.boost`, `ASK_BOOST` as JSON).
+    pub boost: ask_index::boost::Boosts,
+    /// The same, as given (for equality and logs).
+    pub boost_rules: Vec<(String, f32)>,
     /// Seconds a GET answer may be cached (`Cache-Control: public,
     /// max-age`); 0 keeps `no-store`.
     pub cache_max_age: u32,
@@ -67,6 +71,7 @@ struct FileAsk {
     max_query_chars: Option<usize>,
     site: Option<String>,
     cache_max_age: Option<u32>,
+    boost: Option<std::collections::BTreeMap<String, f32>>,
 }
 
 /// A setting that does not validate.
@@ -113,6 +118,8 @@ impl Config {
             max_tracked_clients: 100_000,
             site: a.site.unwrap_or_else(|| "docs".into()),
             cache_max_age: a.cache_max_age.unwrap_or(0),
+            boost: ask_index::boost::Boosts::default(),
+            boost_rules: a.boost.unwrap_or_default().into_iter().collect(),
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
@@ -122,6 +129,17 @@ impl Config {
         if let Some(v) = env("ASK_INDEX") {
             c.index = v;
         }
+        if let Some(v) = env("ASK_BOOST").filter(|v| !v.trim().is_empty()) {
+            let map: std::collections::BTreeMap<String, f32> = serde_json::from_str(&v)
+                .map_err(|e| {
+                    ConfigError(format!(
+                        "ASK_BOOST is not a JSON object of glob to weight ({e}), for example {{\"gen1/**\": 0.6}}"
+                    ))
+                })?;
+            c.boost_rules = map.into_iter().collect();
+        }
+        c.boost = ask_index::boost::Boosts::new(&c.boost_rules)
+            .map_err(|e| ConfigError(format!("ask.boost: {e}")))?;
         if let Some(v) = env("ASK_CACHE_MAX_AGE") {
             c.cache_max_age = parse_num("ASK_CACHE_MAX_AGE", &v)?;
         }
@@ -246,6 +264,25 @@ mod tests {
         assert!(!c.default_streaming);
         assert_eq!(c.max_query_chars, 100);
         assert_eq!(c.docs_base_url, "https://x.dev/docs");
+    }
+
+    #[test]
+    fn boost_globs_weigh_pages() {
+        let c = Config::load(
+            EMBEDDED_CONFIG,
+            &env(&[("ASK_BOOST", r#"{"gen1/**": 0.6, "api-ref/**": 0.5}"#)]),
+        )
+        .unwrap();
+        assert_eq!(c.boost.weight("gen1/a.mdx"), 0.6);
+        assert_eq!(c.boost.weight("api-ref/x/y.mdx"), 0.5);
+        assert_eq!(c.boost.weight("guides/a.mdx"), 1.0);
+        for bad in [r#"{"a/**": 0}"#, r#"{"a/[": 1}"#, "gen1/**=0.6"] {
+            let e = Config::load(EMBEDDED_CONFIG, &env(&[("ASK_BOOST", bad)])).unwrap_err();
+            assert!(
+                e.to_string().contains("boost") || e.to_string().contains("BOOST"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

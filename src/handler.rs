@@ -38,6 +38,8 @@ pub struct State {
     pub base_url: String,
     /// The OpenAPI document, generated once.
     pub openapi: serde_json::Value,
+    /// Each page's weight from `ask.boost` (empty: all 1).
+    pub page_weights: Vec<f32>,
     counter: AtomicU64,
 }
 
@@ -63,7 +65,9 @@ impl State {
         } else {
             config.docs_base_url.clone()
         };
+        let page_weights = config.boost.page_weights(&index);
         State {
+            page_weights,
             limiter: Mutex::new(RateLimiter::new(
                 config.rate_limit_per_minute,
                 config.max_tracked_clients,
@@ -90,7 +94,14 @@ impl State {
             });
         }
         let top_k = req.count.unwrap_or(top_k);
-        answer::answer(&self.index, &self.analyzer, req, &self.base_url, top_k)
+        answer::answer(
+            &self.index,
+            &self.analyzer,
+            req,
+            &self.base_url,
+            top_k,
+            &self.page_weights,
+        )
     }
 
     /// What the documents of an exchange say about it: the index that

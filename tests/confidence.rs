@@ -53,7 +53,8 @@ fn coverages(corpus: &Path, golden: &Path) -> Vec<(f32, bool)> {
                 ..RawRequest::default()
             };
             let req = parse(&raw, &config).unwrap();
-            let coverage = match answer(&index, &analyzer, &req, "https://docs.example.com", 5) {
+            let coverage = match answer(&index, &analyzer, &req, "https://docs.example.com", 5, &[])
+            {
                 Ok(a) => a.confidence.unwrap().coverage,
                 Err(_) => 0.0,
             };
@@ -171,7 +172,7 @@ fn every_summary_sentence_is_a_verbatim_span_of_its_cited_section() {
                 ..RawRequest::default()
             };
             let req = parse(&raw, &config).unwrap();
-            let Ok(a) = answer(&index, &analyzer, &req, "https://docs.example.com", 5) else {
+            let Ok(a) = answer(&index, &analyzer, &req, "https://docs.example.com", 5, &[]) else {
                 continue;
             };
             if !a.confidence.as_ref().unwrap().answered {

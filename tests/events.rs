@@ -480,3 +480,28 @@ fn a_question_the_docs_do_not_answer_is_said_plainly() {
         "{summary}"
     );
 }
+
+#[test]
+fn ask_boost_weighs_pages_down() {
+    let top = |boost: Option<&str>| {
+        let env = move |k: &str| match k {
+            "ASK_ENABLED" => Some("true".to_string()),
+            "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
+            "ASK_BOOST" => boost.map(str::to_string),
+            _ => None,
+        };
+        let state = State::with_clock(
+            Config::load(EMBEDDED_CONFIG, &env).unwrap(),
+            docs_index(),
+            Box::new(|| 0.0),
+        );
+        let r = respond(&state, &event("http-get-json.json"));
+        let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+        doc["results"][1]["url"].as_str().unwrap().to_string()
+    };
+    let first = top(None);
+    assert!(first.contains("/building-the-index"), "{first}");
+    // The page that ranked first, weighed down, no longer does.
+    let boosted = top(Some(r#"{"building-the-index.mdx": 0.01}"#));
+    assert!(!boosted.contains("/building-the-index"), "{boosted}");
+}

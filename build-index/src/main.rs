@@ -64,6 +64,9 @@ enum Command {
         /// Hits per query.
         #[arg(long, default_value_t = 10)]
         top_k: usize,
+        /// Page weights by path glob, as JSON (`{"gen1/**": 0.6}`), like ask.boost.
+        #[arg(long)]
+        boost: Option<String>,
     },
 }
 
@@ -101,7 +104,11 @@ fn default_corpus() -> String {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Search { index, top_k }) => search(&index, top_k),
+        Some(Command::Search {
+            index,
+            top_k,
+            boost,
+        }) => search(&index, top_k, boost.as_deref()),
         None => build(cli.build),
     };
     if let Err(e) = result {
@@ -310,13 +317,21 @@ struct QueryLine {
     text: String,
 }
 
-fn search(path: &Path, top_k: usize) -> Result<()> {
+fn search(path: &Path, top_k: usize, boost: Option<&str>) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let load = Instant::now();
     let index: Index =
         ask_index::decode(&bytes).with_context(|| format!("loading {}", path.display()))?;
     let load = load.elapsed();
     let analyzer = Analyzer::new();
+    let rules: Vec<(String, f32)> = match boost {
+        Some(json) => serde_json::from_str::<std::collections::BTreeMap<String, f32>>(json)
+            .context("--boost takes a JSON object of glob to weight, such as {\"gen1/**\": 0.6}")?
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    let page_weights = ask_index::boost::Boosts::new(&rules)?.page_weights(&index);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -334,7 +349,14 @@ fn search(path: &Path, top_k: usize) -> Result<()> {
             (serde_json::Value::from(n + 1), line)
         };
         let t = Instant::now();
-        let hits = ask_index::search::retrieve(&index, &analyzer, &text, &[], top_k);
+        let hits = ask_index::search::retrieve_weighted(
+            &index,
+            &analyzer,
+            &text,
+            &[],
+            top_k,
+            &page_weights,
+        );
         times.push(t.elapsed());
         let hits: Vec<serde_json::Value> = hits
             .iter()

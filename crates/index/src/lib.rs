@@ -3,6 +3,7 @@
 //! - [`analyzer`]: which terms a text contains (build and query time alike);
 //! - [`index`]: pages, sections, postings, BM25 scoring, building;
 //! - [`format`]: the versioned, checksummed file layout;
+//! - [`boost`]: per-path page weights a docs team sets;
 //! - [`llms`]: the `llms.txt` of the indexed docs.
 //!
 //! Pure code: no I/O, no clock, no environment.
@@ -10,6 +11,7 @@
 
 pub mod analyzer;
 pub mod arrays;
+pub mod boost;
 pub mod format;
 pub mod index;
 pub mod llms;

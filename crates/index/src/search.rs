@@ -55,6 +55,20 @@ pub fn retrieve(
     prev: &[String],
     k: usize,
 ) -> Vec<Hit> {
+    retrieve_weighted(index, analyzer, query, prev, k, &[])
+}
+
+/// [`retrieve`] with each page's score multiplied by its weight
+/// (`page_weights[page]`; an empty slice weighs every page 1, see
+/// [`crate::boost`]).
+pub fn retrieve_weighted(
+    index: &Index,
+    analyzer: &Analyzer,
+    query: &str,
+    prev: &[String],
+    k: usize,
+    page_weights: &[f32],
+) -> Vec<Hit> {
     let terms = query_terms(analyzer, query, prev);
     // Only pages with several sections need extra candidates to diversify.
     let pool = if index.section_count() == index.page_count() {
@@ -62,7 +76,14 @@ pub fn retrieve(
     } else {
         k.saturating_mul(4).saturating_add(8)
     };
-    let candidates = index.search_terms(&terms, pool);
+    let mut candidates = index.search_terms(&terms, pool);
+    if !page_weights.is_empty() {
+        for h in candidates.iter_mut() {
+            let page = index.section_page(h.section) as usize;
+            h.score *= page_weights.get(page).copied().unwrap_or(1.0);
+        }
+        candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
+    }
     let mut per_page: Vec<(u32, usize)> = Vec::new();
     let mut out = Vec::with_capacity(k);
     for h in candidates {
