@@ -18,8 +18,8 @@ pub const ANSWERED_COVERAGE: f32 = 0.5;
 const COVERING_SECTIONS: usize = 3;
 
 /// The weighted share of the question's terms found in the best sections
-/// (title, heading and text); a term the index does not have weighs as much
-/// as the rarest one it has.
+/// (title, heading and text, as indexed: the postings say); a term the
+/// index does not have weighs as much as the rarest one it has.
 pub fn confidence(
     index: &Index,
     analyzer: &Analyzer,
@@ -34,25 +34,20 @@ pub fn confidence(
             terms.push((t, w));
         }
     }
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for h in hits.iter().take(COVERING_SECTIONS) {
-        let s = index.section(h.section);
-        let p = index.page(s.page);
-        for text in [p.title, s.heading, s.text] {
-            seen.extend(analyzer.analyze(text));
-        }
-    }
+    let sections: Vec<u32> = hits
+        .iter()
+        .take(COVERING_SECTIONS)
+        .map(|h| h.section)
+        .collect();
+    let covered = |t: &str| sections.iter().any(|s| index.section_has_term(t, *s));
     let total: f32 = terms.iter().map(|(_, w)| w).sum();
     let found: f32 = terms
         .iter()
-        .filter(|(t, _)| seen.contains(t))
+        .filter(|(t, _)| covered(t))
         .map(|(_, w)| w)
         .sum();
     let coverage = if total > 0.0 { found / total } else { 0.0 };
-    let mut missing: Vec<(String, f32)> = terms
-        .into_iter()
-        .filter(|(t, _)| !seen.contains(t))
-        .collect();
+    let mut missing: Vec<(String, f32)> = terms.into_iter().filter(|(t, _)| !covered(t)).collect();
     missing.sort_by(|a, b| b.1.total_cmp(&a.1));
     AnswerConfidence {
         coverage: (coverage * 100.0).round() / 100.0,

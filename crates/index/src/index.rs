@@ -473,6 +473,33 @@ impl Index {
         None
     }
 
+    /// Whether `section` contains `term` (in its text, heading or page
+    /// title): a binary search of the term's postings, which are in section
+    /// order.
+    pub fn section_has_term(&self, term: &str, section: u32) -> bool {
+        let Some(id) = self.term_id(term) else {
+            return false;
+        };
+        let d = &self.data;
+        let id = id as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            d.term_postings_end.get(id - 1) as usize
+        };
+        let end = d.term_postings_end.get(id) as usize;
+        let (mut lo, mut hi) = (start, end);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match d.postings_section.get(mid).cmp(&section) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
+
     /// The idf of a term, if indexed.
     pub fn idf(&self, term: &str) -> Option<f32> {
         self.term_id(term)
