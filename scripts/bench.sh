@@ -8,9 +8,13 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
 # shellcheck source=scripts/prereqs.sh
 source scripts/prereqs.sh
 BENCH_VENV="${BENCH_VENV:-$HOME/.cache/nlweb-ask/bench-venv}"
-if [ ! -x "$BENCH_VENV/bin/python" ] || ! "$BENCH_VENV/bin/python" -c 'import bm25s, Stemmer' 2>/dev/null; then
+BENCH_REQUIREMENTS=scripts/requirements-bench.txt
+bench_stamp="$BENCH_VENV/.requirements-bench.sha256"
+bench_want="$(sha256sum "$BENCH_REQUIREMENTS" | cut -d' ' -f1)"
+if [ ! -x "$BENCH_VENV/bin/python" ] || [ "$(cat "$bench_stamp" 2>/dev/null)" != "$bench_want" ]; then
   python3 -m venv "$BENCH_VENV"
-  "$BENCH_VENV/bin/pip" install --quiet --disable-pip-version-check bm25s PyStemmer numpy scipy
+  "$BENCH_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$BENCH_REQUIREMENTS"
+  echo "$bench_want" > "$bench_stamp"
 fi
 export BENCH_PYTHON="$BENCH_VENV/bin/python"
 python3 benches/report.py
