@@ -17,57 +17,55 @@ pub const ANSWERED_COVERAGE: f32 = 0.5;
 /// Sections whose terms count as covering the question.
 const COVERING_SECTIONS: usize = 3;
 
+/// The question's distinct terms with their idf (`None`: not indexed).
+fn question_terms(
+    index: &Index,
+    analyzer: &Analyzer,
+    question: &str,
+) -> Vec<(String, Option<f32>)> {
+    let mut out: Vec<(String, Option<f32>)> = Vec::new();
+    for t in analyzer.analyze(question) {
+        if !out.iter().any(|(x, _)| *x == t) {
+            let idf = index.idf(&t);
+            out.push((t, idf));
+        }
+    }
+    out
+}
+
 /// The weighted share of the question's terms found in the best sections
 /// (title, heading and text, as indexed: the postings say); a term the
 /// index does not have weighs as much as the rarest one it has.
 pub fn confidence(
     index: &Index,
-    analyzer: &Analyzer,
-    question: &str,
+    terms: &[(String, Option<f32>)],
     hits: &[Hit],
 ) -> AnswerConfidence {
     let rare = ask_index::index::idf(index.section_count() as u32, 1);
-    let mut terms: Vec<(String, f32)> = Vec::new();
-    for t in analyzer.analyze(question) {
-        if !terms.iter().any(|(x, _)| *x == t) {
-            let w = index.idf(&t).unwrap_or(rare);
-            terms.push((t, w));
-        }
-    }
     let sections: Vec<u32> = hits
         .iter()
         .take(COVERING_SECTIONS)
         .map(|h| h.section)
         .collect();
     let covered = |t: &str| sections.iter().any(|s| index.section_has_term(t, *s));
-    let total: f32 = terms.iter().map(|(_, w)| w).sum();
-    let found: f32 = terms
-        .iter()
-        .filter(|(t, _)| covered(t))
-        .map(|(_, w)| w)
-        .sum();
+    let (mut total, mut found) = (0.0f32, 0.0f32);
+    let mut missing: Vec<(&str, f32)> = Vec::new();
+    for (t, idf) in terms {
+        let w = idf.unwrap_or(rare);
+        total += w;
+        if covered(t) {
+            found += w;
+        } else {
+            missing.push((t, w));
+        }
+    }
     let coverage = if total > 0.0 { found / total } else { 0.0 };
-    let mut missing: Vec<(String, f32)> = terms.into_iter().filter(|(t, _)| !covered(t)).collect();
     missing.sort_by(|a, b| b.1.total_cmp(&a.1));
     AnswerConfidence {
         coverage: (coverage * 100.0).round() / 100.0,
         answered: coverage >= ANSWERED_COVERAGE,
-        missing: missing.into_iter().map(|(t, _)| t).collect(),
+        missing: missing.into_iter().map(|(t, _)| t.to_string()).collect(),
     }
-}
-
-/// The query terms with their idf, for sentence scoring.
-fn weighted_terms(index: &Index, analyzer: &Analyzer, text: &str) -> Vec<(String, f32)> {
-    let mut out: Vec<(String, f32)> = Vec::new();
-    for t in analyzer.analyze(text) {
-        if out.iter().any(|(x, _)| *x == t) {
-            continue;
-        }
-        if let Some(idf) = index.idf(&t) {
-            out.push((t, idf));
-        }
-    }
-    out
 }
 
 fn truncate_chars(s: &str, n: usize) -> String {
@@ -139,8 +137,13 @@ pub fn answer(
             query: req.query.clone(),
         });
     }
-    let terms = weighted_terms(index, analyzer, question);
-    let confidence = confidence(index, analyzer, question, &hits);
+    let question_terms = question_terms(index, analyzer, question);
+    let confidence = confidence(index, &question_terms, &hits);
+    // The indexed ones, weighted, for snippets and summary sentences.
+    let terms: Vec<(String, f32)> = question_terms
+        .into_iter()
+        .filter_map(|(t, idf)| idf.map(|w| (t, w)))
+        .collect();
     let items: Vec<Article> = hits
         .iter()
         .map(|h| article(index, analyzer, h, base_url, &terms))

@@ -79,15 +79,9 @@ struct FileAsk {
 #[error("configuration: {0}")]
 pub struct ConfigError(pub String);
 
-/// A boolean variable; set but empty is false.
+/// A boolean variable (see [`ask_store::env_flag`]).
 fn env_flag(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<bool>, ConfigError> {
-    match env(name) {
-        None => Ok(None),
-        Some(v) if v.trim().is_empty() => Ok(Some(false)),
-        Some(v) => ask_store::parse_bool(&v)
-            .map(Some)
-            .ok_or_else(|| ConfigError(format!("{name}={v:?} is not a boolean (true/false)"))),
-    }
+    ask_store::env_flag(name, env(name).as_deref()).map_err(ConfigError)
 }
 
 fn parse_num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, ConfigError> {

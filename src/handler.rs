@@ -40,6 +40,8 @@ pub struct State {
     pub openapi: serde_json::Value,
     /// Each page's weight from `ask.boost` (empty: all 1).
     pub page_weights: Vec<f32>,
+    /// The product's name and description, from the docs' root page.
+    pub product: (String, String),
     counter: AtomicU64,
 }
 
@@ -66,8 +68,10 @@ impl State {
             config.docs_base_url.clone()
         };
         let page_weights = config.boost.page_weights(&index);
+        let product = ask_index::llms::product(&index);
         State {
             page_weights,
+            product,
             limiter: Mutex::new(RateLimiter::new(
                 config.rate_limit_per_minute,
                 config.max_tracked_clients,
@@ -138,7 +142,7 @@ impl State {
 
     /// The `/sites` document.
     fn sites(&self) -> SitesDocument {
-        let (name, description) = ask_index::llms::product(&self.index);
+        let (name, description) = self.product.clone();
         SitesDocument::new(Site {
             site: self.config.site.clone(),
             name,
@@ -379,8 +383,12 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
 /// Spends a token of the client's bucket, then answers the route (or 429).
 fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Response<Body> {
     let key = ClientKey::from_ip(source_ip(req).as_deref());
-    if route == Route::Ask
-        && let Some(resp) = not_modified(state, req, key)
+    // An /ask request is parsed once, before the limiter: a 304 costs no
+    // token, and the answer (or its failure) reuses the parse.
+    let asked = (route == Route::Ask).then(|| AskedFor::read(state, req));
+    if let Some(resp) = asked
+        .as_ref()
+        .and_then(|a| not_modified(state, req, key, a))
     {
         return resp;
     }
@@ -402,7 +410,10 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
         }
     } else {
         match route {
-            Route::Ask => answer_request(state, req, started),
+            Route::Ask => {
+                let asked = asked.unwrap_or_else(|| AskedFor::read(state, req));
+                answer_request(state, req, started, asked)
+            }
             Route::Mcp => mcp_request(state, req),
             Route::OpenApi => {
                 let mut r = json_response(200, &state.openapi);
@@ -470,13 +481,14 @@ fn get_cache_control(state: &State) -> Option<String> {
 
 /// A GET whose `If-None-Match` names the current answer: 304, no body, no
 /// token spent (the RateLimit headers report the bucket as it is).
-fn not_modified(state: &State, req: &Request, key: ClientKey) -> Option<Response<Body>> {
-    if req.method().as_str() != "GET" {
-        return None;
-    }
+fn not_modified(
+    state: &State,
+    req: &Request,
+    key: ClientKey,
+    asked: &AskedFor,
+) -> Option<Response<Body>> {
+    let tag = etag(asked.hash?);
     let inm = req.headers().get("if-none-match")?.to_str().ok()?;
-    let parsed = protocol::parse(&raw_request(req), &state.config).ok()?;
-    let tag = etag(etag_hash(state, &parsed));
     let matches = inm
         .split(',')
         .map(|t| t.trim().trim_start_matches("W/"))
@@ -559,7 +571,7 @@ struct Asking<'a> {
 
 impl mcp::Asker for Asking<'_> {
     fn product(&self) -> String {
-        ask_index::llms::product(&self.state.index).0
+        self.state.product.0.clone()
     }
 
     fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
@@ -584,9 +596,32 @@ impl mcp::Asker for Asking<'_> {
     }
 }
 
-fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Body> {
-    let raw = raw_request(req);
-    let parsed = match protocol::parse(&raw, &state.config) {
+/// An `/ask` request as parsed, and for a GET its answer's hash (the ETag
+/// and the generated `query_id` come from it).
+struct AskedFor {
+    parsed: Result<AskRequest, Failure>,
+    hash: Option<u64>,
+}
+
+impl AskedFor {
+    fn read(state: &State, req: &Request) -> AskedFor {
+        let parsed = protocol::parse(&raw_request(req), &state.config);
+        let hash = match &parsed {
+            Ok(p) if req.method().as_str() == "GET" => Some(etag_hash(state, p)),
+            _ => None,
+        };
+        AskedFor { parsed, hash }
+    }
+}
+
+fn answer_request(
+    state: &State,
+    req: &Request,
+    started: Instant,
+    asked: AskedFor,
+) -> Response<Body> {
+    let hash = asked.hash;
+    let parsed = match asked.parsed {
         Ok(p) => p,
         Err(f) => {
             tracing::info!(
@@ -598,8 +633,6 @@ fn answer_request(state: &State, req: &Request, started: Instant) -> Response<Bo
         }
     };
     let echo = state.echo(Some(&parsed));
-    let get = req.method().as_str() == "GET";
-    let hash = get.then(|| etag_hash(state, &parsed));
     let query_id = match (&parsed.query_id, hash) {
         (Some(q), _) => q.clone(),
         // A GET answer is the same every time: so is its id.

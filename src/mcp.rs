@@ -7,10 +7,10 @@
 use crate::protocol::mcp::{
     AskArguments, CallToolParams, CallToolResult, Capabilities, DEFAULT_VERSION, Empty,
     ErrorObject, InitializeParams, InitializeResult, JsonRpcVersion, McpResult, Message,
-    PROTOCOL_VERSIONS, Response, ServerInfo, TextContent, TextKind, Tool, ToolAnnotations,
-    ToolsCapability, ToolsList, batches_allowed, code, inline_schema,
+    PROTOCOL_VERSIONS, Response, ServerInfo, TextContent, Tool, ToolAnnotations, ToolsCapability,
+    ToolsList, batches_allowed, code, inline_schema,
 };
-use crate::protocol::response::{Document, Echo};
+use crate::protocol::response::{Document, Echo, TextType};
 use crate::protocol::{FailureDocument, ResultItem, wire};
 
 /// What the `ask` tool needs from the endpoint: the product's name, and a
@@ -38,6 +38,12 @@ impl Reply {
             status,
             body: Some(serde_json::to_string(v).unwrap_or_default()),
         }
+    }
+
+    /// A message refused before any method ran: 400 with a JSON-RPC error
+    /// whose id is null.
+    fn rejected(code: i32, message: impl Into<String>) -> Reply {
+        Reply::json(400, &Response::error(None, code, message))
     }
 
     fn accepted() -> Reply {
@@ -101,46 +107,32 @@ pub fn ask_tool(product: &str) -> Tool {
 pub fn handle(asker: &impl Asker, version: Option<&str>, body: &[u8]) -> Reply {
     let version = version.map(str::trim).unwrap_or(DEFAULT_VERSION);
     if !PROTOCOL_VERSIONS.contains(&version) {
-        return Reply::json(
-            400,
-            &Response::error(
-                None,
-                code::INVALID_REQUEST,
-                format!(
-                    "MCP-Protocol-Version {version:?} is not supported; use one of {}",
-                    PROTOCOL_VERSIONS.join(", ")
-                ),
+        return Reply::rejected(
+            code::INVALID_REQUEST,
+            format!(
+                "MCP-Protocol-Version {version:?} is not supported; use one of {}",
+                PROTOCOL_VERSIONS.join(", ")
             ),
         );
     }
     let value: serde_json::Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
-            return Reply::json(
-                400,
-                &Response::error(None, code::PARSE_ERROR, format!("body is not JSON: {e}")),
-            );
+            return Reply::rejected(code::PARSE_ERROR, format!("body is not JSON: {e}"));
         }
     };
     match value {
         serde_json::Value::Array(batch) => {
             if !batches_allowed(version) {
-                return Reply::json(
-                    400,
-                    &Response::error(
-                        None,
-                        code::INVALID_REQUEST,
-                        format!(
-                            "protocol version {version} has no batches: send one message per request"
-                        ),
+                return Reply::rejected(
+                    code::INVALID_REQUEST,
+                    format!(
+                        "protocol version {version} has no batches: send one message per request"
                     ),
                 );
             }
             if batch.is_empty() {
-                return Reply::json(
-                    400,
-                    &Response::error(None, code::INVALID_REQUEST, "empty batch"),
-                );
+                return Reply::rejected(code::INVALID_REQUEST, "empty batch");
             }
             let replies: Vec<Response> = batch.into_iter().filter_map(|m| one(asker, m)).collect();
             if replies.is_empty() {
@@ -285,7 +277,7 @@ fn call_ask(asker: &impl Asker, args: AskArguments) -> CallToolResult {
     };
     CallToolResult {
         content: vec![TextContent {
-            kind: TextKind::Text,
+            kind: TextType::Text,
             text,
         }],
         structured_content: doc,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use nlweb_ask::answer::{ANSWERED_COVERAGE, answer};
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
-use nlweb_ask::protocol::{RawRequest, parse};
+use nlweb_ask::protocol::{Answer, Failure, RawRequest, parse};
 use serde_json::Value;
 use support::docs::repo;
 
@@ -35,26 +35,31 @@ fn index_of(dir: &Path) -> ask_index::Index {
     ask_index::build(&pages, &opts, &ask_index::Analyzer::new()).unwrap()
 }
 
+/// The answer to `question` in `mode`, through the `/ask` parser and
+/// retrieval (5 sections, no boost).
+fn ask(index: &ask_index::Index, question: &str, mode: &str) -> Result<Answer, Failure> {
+    let config = Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
+    let raw = RawRequest {
+        params: vec![
+            ("query".into(), question.to_string()),
+            ("mode".into(), mode.into()),
+        ],
+        ..RawRequest::default()
+    };
+    let req = parse(&raw, &config).unwrap();
+    let analyzer = ask_index::Analyzer::new();
+    answer(index, &analyzer, &req, "https://docs.example.com", 5, &[])
+}
+
 /// (coverage, unanswerable) for every question of a golden set.
 fn coverages(corpus: &Path, golden: &Path) -> Vec<(f32, bool)> {
     let index = index_of(corpus);
-    let analyzer = ask_index::Analyzer::new();
-    let config = Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
     std::fs::read_to_string(golden)
         .unwrap()
         .lines()
         .map(|l| {
             let q: Value = serde_json::from_str(l).unwrap();
-            let raw = RawRequest {
-                params: vec![
-                    ("query".into(), q["q"].as_str().unwrap().to_string()),
-                    ("mode".into(), "list".into()),
-                ],
-                ..RawRequest::default()
-            };
-            let req = parse(&raw, &config).unwrap();
-            let coverage = match answer(&index, &analyzer, &req, "https://docs.example.com", 5, &[])
-            {
+            let coverage = match ask(&index, q["q"].as_str().unwrap(), "list") {
                 Ok(a) => a.confidence.unwrap().coverage,
                 Err(_) => 0.0,
             };
@@ -151,8 +156,6 @@ fn one_line(s: &str) -> String {
 
 #[test]
 fn every_summary_sentence_is_a_verbatim_span_of_its_cited_section() {
-    let analyzer = ask_index::Analyzer::new();
-    let config = Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
     let mut checked = 0;
     for (name, corpus) in [
         ("fumadocs", corpora().join("fumadocs")),
@@ -164,15 +167,7 @@ fn every_summary_sentence_is_a_verbatim_span_of_its_cited_section() {
             std::fs::read_to_string(repo().join(format!("tests/golden/{name}.jsonl"))).unwrap();
         for line in golden.lines() {
             let q: Value = serde_json::from_str(line).unwrap();
-            let raw = RawRequest {
-                params: vec![
-                    ("query".into(), q["q"].as_str().unwrap().to_string()),
-                    ("mode".into(), "summarize".into()),
-                ],
-                ..RawRequest::default()
-            };
-            let req = parse(&raw, &config).unwrap();
-            let Ok(a) = answer(&index, &analyzer, &req, "https://docs.example.com", 5, &[]) else {
+            let Ok(a) = ask(&index, q["q"].as_str().unwrap(), "summarize") else {
                 continue;
             };
             if !a.confidence.as_ref().unwrap().answered {

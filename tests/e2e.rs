@@ -169,18 +169,46 @@ fn disabled_function_answers_404_over_http() {
     }
 }
 
+/// The release `ask` binary under the emulator, enabled, with the index of
+/// the bundled docs in a file named after `name`, plus `extra` settings.
+/// Returns both processes (kept alive while held) and the port.
+fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
+    let index = std::env::temp_dir().join(format!("ask-e2e-{name}-{}.idx", std::process::id()));
+    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
+    let (emu, port) = emulator();
+    let mut env = vec![
+        ("ASK_ENABLED", "true".to_string()),
+        ("ASK_INDEX", index.display().to_string()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+    let ask = ask(port, &env);
+    (emu, ask, port)
+}
+
+/// Runs a Python client under `tests/clients/` (with the tools that
+/// `scripts/prereqs.sh` installs) and checks that it succeeds and prints
+/// `expect`.
+fn run_client(script: &str, args: &[String], expect: &str) {
+    let out = Command::new("python3")
+        .arg(docs::repo().join("tests/clients").join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("python3 {script} (scripts/prereqs.sh installs its tools): {e}")
+        });
+    let report = String::from_utf8_lossy(&out.stdout);
+    println!("{report}");
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(expect), "{report}");
+}
+
 #[test]
 fn every_saved_event_works_with_cargo_lambda_invoke() {
-    let index = std::env::temp_dir().join(format!("ask-e2e-{}.idx", std::process::id()));
-    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
-    let (_emu, port) = emulator();
-    let _ask = ask(
-        port,
-        &[
-            ("ASK_ENABLED", "true".to_string()),
-            ("ASK_INDEX", index.display().to_string()),
-        ],
-    );
+    let (_emu, _ask, port) = serve_docs("events", &[]);
     let mut responses = String::new();
     for (file, status, ..) in support::event_table::expectations() {
         let out = Command::new("cargo")
@@ -218,76 +246,35 @@ fn every_saved_event_works_with_cargo_lambda_invoke() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("openapi.json"), spec.text()).unwrap();
     std::fs::write(dir.join("responses.jsonl"), responses).unwrap();
-    let out = Command::new("python3")
-        .arg(docs::repo().join("tests/clients/openapi_check.py"))
-        .arg(dir.join("openapi.json"))
-        .arg(dir.join("responses.jsonl"))
-        .arg(docs::repo().join("events"))
-        .output()
-        .expect("python3 with openapi-spec-validator (scripts/prereqs.sh)");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let path = |p: std::path::PathBuf| p.display().to_string();
+    run_client(
+        "openapi_check.py",
+        &[
+            path(dir.join("openapi.json")),
+            path(dir.join("responses.jsonl")),
+            path(docs::repo().join("events")),
+        ],
+        " 0 problems",
     );
-    assert!(report.contains(" 0 problems"), "{report}");
 }
 
 #[test]
 fn the_official_mcp_client_talks_to_the_binary() {
-    let index = std::env::temp_dir().join(format!("ask-e2e-mcp-{}.idx", std::process::id()));
-    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
-    let (_emu, port) = emulator();
-    let _ask = ask(
-        port,
-        &[
-            ("ASK_ENABLED", "true".to_string()),
-            ("ASK_INDEX", index.display().to_string()),
-        ],
-    );
+    let (_emu, _ask, port) = serve_docs("mcp", &[]);
     let base = format!("http://127.0.0.1:{port}/lambda-url/_");
-    let out = Command::new("python3")
-        .arg(docs::repo().join("tests/clients/mcp_client.py"))
-        .arg(format!("{base}/mcp"))
-        .arg(format!("{base}/ask"))
-        .output()
-        .expect("python3 with the mcp SDK (scripts/prereqs.sh)");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_client(
+        "mcp_client.py",
+        &[format!("{base}/mcp"), format!("{base}/ask")],
+        "mcp client: all checks passed",
     );
-    assert!(report.contains("mcp client: all checks passed"), "{report}");
 }
 
 #[test]
 fn the_reference_models_accept_every_answer() {
-    let index = std::env::temp_dir().join(format!("ask-e2e-ref-{}.idx", std::process::id()));
-    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
-    let (_emu, port) = emulator();
-    let _ask = ask(
-        port,
-        &[
-            ("ASK_ENABLED", "true".to_string()),
-            ("ASK_INDEX", index.display().to_string()),
-            ("ASK_RATE_LIMIT_PER_MINUTE", "1000".to_string()),
-        ],
+    let (_emu, _ask, port) = serve_docs("ref", &[("ASK_RATE_LIMIT_PER_MINUTE", "1000")]);
+    run_client(
+        "reference_models.py",
+        &[format!("http://127.0.0.1:{port}/lambda-url/_/ask")],
+        " 0 errors",
     );
-    let out = Command::new("python3")
-        .arg(docs::repo().join("tests/clients/reference_models.py"))
-        .arg(format!("http://127.0.0.1:{port}/lambda-url/_/ask"))
-        .output()
-        .expect("python3 with nlweb-core (scripts/prereqs.sh)");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(report.contains(" 0 errors"), "{report}");
 }

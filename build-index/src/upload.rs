@@ -6,15 +6,10 @@ use ask_store::{IndexSource, Location};
 /// Path-style addressing when `ASK_S3_FORCE_PATH_STYLE` says so; a value
 /// that is not a boolean is an error, not a silent `false`.
 pub fn path_style_from_env() -> Result<bool> {
-    match std::env::var(ask_store::PATH_STYLE_VAR) {
-        Ok(v) if !v.trim().is_empty() => ask_store::parse_bool(&v).with_context(|| {
-            format!(
-                "{}={v:?} is not a boolean (true/false)",
-                ask_store::PATH_STYLE_VAR
-            )
-        }),
-        _ => Ok(false),
-    }
+    let var = ask_store::PATH_STYLE_VAR;
+    let flag =
+        ask_store::env_flag(var, std::env::var(var).ok().as_deref()).map_err(anyhow::Error::msg)?;
+    Ok(flag.unwrap_or(false))
 }
 
 /// Writes `bytes` to `uri`, then reads the object back and compares size and

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::request::Mode;
-use super::response::Document;
+use super::response::{Document, TextType};
 
 /// Protocol versions negotiated in `initialize`, newest first.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
@@ -287,17 +287,9 @@ pub struct ToolAnnotations {
 pub struct TextContent {
     /// `text`.
     #[serde(rename = "type")]
-    pub kind: TextKind,
+    pub kind: TextType,
     /// The text.
     pub text: String,
-}
-
-/// `type` of a text block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TextKind {
-    /// `text`.
-    Text,
 }
 
 /// `tools/call`'s result.

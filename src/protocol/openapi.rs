@@ -95,6 +95,17 @@ fn with_not_modified(mut responses: Value) -> Value {
     responses
 }
 
+/// One `schema`, or an array of them (a JSON-RPC message or a batch).
+fn one_or_many(schema: Value) -> Value {
+    obj(&[(
+        "anyOf",
+        Value::Array(vec![
+            schema.clone(),
+            obj(&[("type", s("array")), ("items", schema)]),
+        ]),
+    )])
+}
+
 fn preflight() -> Value {
     obj(&[
         ("summary", s("CORS preflight")),
@@ -298,19 +309,7 @@ pub fn document() -> Value {
                                 "content",
                                 obj(&[(
                                     "application/json",
-                                    obj(&[(
-                                        "schema",
-                                        obj(&[(
-                                            "anyOf",
-                                            Value::Array(vec![
-                                                mcp_message.clone(),
-                                                obj(&[
-                                                    ("type", s("array")),
-                                                    ("items", mcp_message),
-                                                ]),
-                                            ]),
-                                        )]),
-                                    )]),
+                                    obj(&[("schema", one_or_many(mcp_message.clone()))]),
                                 )]),
                             )]),
                         ),
@@ -321,16 +320,7 @@ pub fn document() -> Value {
                                     "200",
                                     json(
                                         "The response to a request, or the responses to a batch",
-                                        obj(&[(
-                                            "anyOf",
-                                            Value::Array(vec![
-                                                mcp_response.clone(),
-                                                obj(&[
-                                                    ("type", s("array")),
-                                                    ("items", mcp_response.clone()),
-                                                ]),
-                                            ]),
-                                        )]),
+                                        one_or_many(mcp_response.clone()),
                                         &[],
                                     ),
                                 ),

@@ -434,10 +434,11 @@ impl FailureDocument {
     }
 }
 
-/// `Type` of a `chatgpt_app` text block.
+/// The type of a text block: `text` (a `chatgpt_app` block's `Type`, an
+/// MCP content block's `type`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum ChatTextType {
+pub enum TextType {
     /// `text`.
     #[default]
     Text,
@@ -449,7 +450,7 @@ pub enum ChatTextType {
 pub struct ChatText {
     /// `text`.
     #[serde(rename = "Type")]
-    pub kind: ChatTextType,
+    pub kind: TextType,
     /// The summary, or the ranked sections as text.
     #[serde(rename = "Text")]
     pub text: String,

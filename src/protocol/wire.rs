@@ -5,9 +5,9 @@
 
 use super::failure::Failure;
 use super::response::{
-    AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, ChatTextType,
-    CompleteEvent, Document, Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType,
-    ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
+    AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, CompleteEvent,
+    Document, Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType, ResultEvent,
+    ResultItem, StartEvent, StreamEvent, Summary, TextType,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -69,7 +69,7 @@ pub fn answer_document(answer: &Answer, query_id: &str, echo: &Echo) -> Document
             meta: Meta::answer(echo),
             query_id: query_id.to_string(),
             content: vec![ChatText {
-                kind: ChatTextType::Text,
+                kind: TextType::Text,
                 text: answer.text(),
             }],
             structured_data: answer.results(),

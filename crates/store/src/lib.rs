@@ -55,6 +55,19 @@ pub fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
+/// A boolean setting read from the environment: unset is `None`, set but
+/// empty is false, anything [`parse_bool`] refuses is an error naming the
+/// variable.
+pub fn env_flag(name: &str, value: Option<&str>) -> std::result::Result<Option<bool>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.trim().is_empty() => Ok(Some(false)),
+        Some(v) => parse_bool(v)
+            .map(Some)
+            .ok_or_else(|| format!("{name}={v:?} is not a boolean (true/false)")),
+    }
+}
+
 /// Where an index lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -236,6 +249,17 @@ mod tests {
         ] {
             assert_eq!(parse_bool(s), want, "{s:?}");
         }
+    }
+
+    #[test]
+    fn env_flags() {
+        assert_eq!(env_flag("X", None), Ok(None));
+        assert_eq!(env_flag("X", Some(" ")), Ok(Some(false)));
+        assert_eq!(env_flag("X", Some("on")), Ok(Some(true)));
+        assert_eq!(
+            env_flag("X", Some("maybe")),
+            Err("X=\"maybe\" is not a boolean (true/false)".to_string())
+        );
     }
 
     #[test]
