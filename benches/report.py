@@ -85,7 +85,7 @@ def main():
         bm25s_version = j["engine"]
 
     # Cold start and peak RSS, index from moto through the Runtime API emulator.
-    specs = ["smallest=" + os.path.join(REPO, "tests/data/index-v1.idx")]
+    specs = ["smallest=" + os.path.join(REPO, "tests/data/index-v2.idx")]
     specs += [f"{n}={builds[n]['path']}" for n in MDX + ["beir-scifact"]]
     r = sh([sys.executable, os.path.join(REPO, "benches/cold_start.py"), ask, "7"] + specs)
     cold = {j["name"]: j for j in map(json.loads, r.stdout.splitlines())}

@@ -4,7 +4,7 @@
 
 use ask_index::{Analyzer, Hit, Index, search};
 
-use crate::protocol::response::{AnswerConfidence, Article, Citation, Summary};
+use crate::protocol::response::{AnswerConfidence, Article, Citation, QueryCorrection, Summary};
 use crate::protocol::{Answer, AskRequest, Failure, Mode};
 use crate::summary::{self, Sentence, is_prose, one_line, sentence_score, sentences};
 
@@ -121,17 +121,31 @@ pub fn answer(
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let hits: Vec<Hit> = search::retrieve_weighted(
+    let (hits, corrected) = search::retrieve_corrected(
         index,
         analyzer,
         question,
         prev,
         req.offset + top_k,
         page_weights,
-    )
-    .into_iter()
-    .skip(req.offset)
-    .collect();
+    );
+    let hits: Vec<Hit> = hits.into_iter().skip(req.offset).collect();
+    let question = corrected.query.as_str();
+    let corrections: Vec<QueryCorrection> = corrected
+        .corrections
+        .iter()
+        .map(|c| QueryCorrection {
+            from: c.from.clone(),
+            to: c.to.clone(),
+        })
+        .collect();
+    let searched = (!corrections.is_empty()).then(|| {
+        if prev.is_empty() {
+            question.to_string()
+        } else {
+            format!("{question} (after: {})", prev.join("; "))
+        }
+    });
     if hits.is_empty() {
         return Err(Failure::NoResults {
             query: req.query.clone(),
@@ -168,6 +182,8 @@ pub fn answer(
         items,
         summary,
         confidence: Some(confidence),
+        corrections,
+        searched,
     })
 }
 

@@ -482,6 +482,30 @@ fn a_question_the_docs_do_not_answer_is_said_plainly() {
 }
 
 #[test]
+fn a_typo_is_corrected_and_the_answer_says_what_was_searched() {
+    let state = state(true);
+    let r = respond(&state, &event("http-get-typo.json"));
+    assert_eq!(r.status(), 200);
+    let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(
+        doc["_meta"]["query_corrections"],
+        serde_json::json!([{"from": "chnage", "to": "change"}, {"from": "minuet", "to": "minute"}]),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["_meta"]["decontextualized_query"],
+        "how do i change the rate limt per minute"
+    );
+    // The same first result as the question spelled right.
+    let text = std::fs::read_to_string(repo().join("events/http-get-typo.json")).unwrap();
+    let fixed = text.replace("chnage", "change").replace("minuet", "minute");
+    let right = respond(&state, &lambda_http::request::from_str(&fixed).unwrap());
+    let right: Value = serde_json::from_str(&body_text(&right)).unwrap();
+    assert!(right["_meta"].get("query_corrections").is_none(), "{right}");
+    assert_eq!(doc["results"][0]["url"], right["results"][0]["url"]);
+}
+
+#[test]
 fn ask_boost_weighs_pages_down() {
     let top = |boost: Option<&str>| {
         let env = move |k: &str| match k {

@@ -67,6 +67,9 @@ enum Command {
         /// Page weights by path glob, as JSON (`{"gen1/**": 0.6}`), like ask.boost.
         #[arg(long)]
         boost: Option<String>,
+        /// Search the words as typed: no typo correction (to measure what it changes).
+        #[arg(long)]
+        no_typos: bool,
     },
 }
 
@@ -108,7 +111,8 @@ fn main() {
             index,
             top_k,
             boost,
-        }) => search(&index, top_k, boost.as_deref()),
+            no_typos,
+        }) => search(&index, top_k, boost.as_deref(), no_typos),
         None => build(cli.build),
     };
     if let Err(e) = result {
@@ -317,7 +321,7 @@ struct QueryLine {
     text: String,
 }
 
-fn search(path: &Path, top_k: usize, boost: Option<&str>) -> Result<()> {
+fn search(path: &Path, top_k: usize, boost: Option<&str>, no_typos: bool) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let load = Instant::now();
     let index: Index =
@@ -349,15 +353,32 @@ fn search(path: &Path, top_k: usize, boost: Option<&str>) -> Result<()> {
             (serde_json::Value::from(n + 1), line)
         };
         let t = Instant::now();
-        let hits = ask_index::search::retrieve_weighted(
-            &index,
-            &analyzer,
-            &text,
-            &[],
-            top_k,
-            &page_weights,
-        );
+        let (hits, searched) = if no_typos {
+            let hits = ask_index::search::retrieve_weighted(
+                &index,
+                &analyzer,
+                &text,
+                &[],
+                top_k,
+                &page_weights,
+            );
+            (hits, ask_index::typo::Corrected::default())
+        } else {
+            ask_index::search::retrieve_corrected(
+                &index,
+                &analyzer,
+                &text,
+                &[],
+                top_k,
+                &page_weights,
+            )
+        };
         times.push(t.elapsed());
+        let corrections: Vec<serde_json::Value> = searched
+            .corrections
+            .iter()
+            .map(|c| serde_json::json!({"from": c.from, "to": c.to}))
+            .collect();
         let hits: Vec<serde_json::Value> = hits
             .iter()
             .map(|h| {
@@ -371,7 +392,10 @@ fn search(path: &Path, top_k: usize, boost: Option<&str>) -> Result<()> {
                 })
             })
             .collect();
-        serde_json::to_writer(&mut out, &serde_json::json!({"query_id": id, "hits": hits}))?;
+        serde_json::to_writer(
+            &mut out,
+            &serde_json::json!({"query_id": id, "hits": hits, "corrections": corrections}),
+        )?;
         out.write_all(b"\n")?;
     }
     out.flush()?;

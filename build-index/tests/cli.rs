@@ -188,17 +188,18 @@ fn scifact_ndcg_at_10_is_at_least_0_68() {
     assert!(ndcg >= 0.68, "SciFact nDCG@10 {ndcg:.4} < 0.68");
 }
 
-/// Share of golden questions whose expected page is among the first five
-/// distinct pages returned.
 /// Page-level relevance of one golden set: graded nDCG@10 (2 = answers,
 /// 1 = partly answers), MRR@10 and recall@5 of a page that answers, over
-/// the answerable questions.
-#[derive(Debug, Clone, Copy)]
+/// the answerable questions; and the same questions searched with no typo
+/// correction, to show what correction changes.
+#[derive(Debug, Clone, Default)]
 struct Relevance {
     questions: usize,
     ndcg10: f64,
     mrr10: f64,
     recall5: f64,
+    /// Per question: nDCG@10 with correction, as typed, and the corrections.
+    per_question: Vec<(f64, f64, String)>,
 }
 
 /// Graded DCG of `gains` (in rank order) at 10.
@@ -209,6 +210,50 @@ fn dcg10(gains: &[f64]) -> f64 {
         .enumerate()
         .map(|(i, g)| (2f64.powf(*g) - 1.0) / ((i + 2) as f64).log2())
         .sum()
+}
+
+/// nDCG@10, reciprocal rank and "found in the first 5" of one run.
+fn judge(q: &serde_json::Value, run: &serde_json::Value, golden: &Path) -> (f64, f64, bool) {
+    let list = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    let mut pages: Vec<&str> = Vec::new();
+    for h in run["hits"].as_array().unwrap() {
+        let p = h["id"].as_str().unwrap();
+        if !pages.contains(&p) {
+            pages.push(p);
+        }
+    }
+    let (expected, partial) = (list(&q["expected"]), list(&q["partial"]));
+    assert!(!expected.is_empty(), "{}: {q}", golden.display());
+    let grade = |p: &str| {
+        if expected.iter().any(|e| e == p) {
+            2.0
+        } else if partial.iter().any(|e| e == p) {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let gains: Vec<f64> = pages.iter().map(|p| grade(p)).collect();
+    let mut ideal: Vec<f64> = expected
+        .iter()
+        .map(|_| 2.0)
+        .chain(partial.iter().map(|_| 1.0))
+        .collect();
+    ideal.truncate(10);
+    let rr = gains
+        .iter()
+        .take(10)
+        .position(|g| *g == 2.0)
+        .map_or(0.0, |rank| 1.0 / (rank + 1) as f64);
+    let found = gains.iter().take(5).any(|g| *g == 2.0);
+    if !found {
+        eprintln!("miss: {} -> {:?}", q["q"], &pages[..pages.len().min(5)]);
+    }
+    (dcg10(&gains) / dcg10(&ideal), rr, found)
 }
 
 fn golden_relevance(corpus: &Path, golden: &Path, boost: Option<&str>) -> Relevance {
@@ -235,58 +280,46 @@ fn golden_relevance(corpus: &Path, golden: &Path, boost: Option<&str>) -> Releva
         .enumerate()
         .map(|(i, q)| format!("{}\n", serde_json::json!({"_id": i, "text": q["q"]})))
         .collect();
-    let args: Vec<&str> = boost.map(|b| vec!["--boost", b]).unwrap_or_default();
+    let mut args: Vec<&str> = boost.map(|b| vec!["--boost", b]).unwrap_or_default();
     let runs = search_with(&out, 10, &input, &args);
-    let list = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
-            .unwrap_or_default()
+    args.push("--no-typos");
+    let as_typed = search_with(&out, 10, &input, &args);
+    let mut r = Relevance {
+        questions: questions.len(),
+        ..Relevance::default()
     };
-    let (mut ndcg, mut mrr, mut found) = (0.0, 0.0, 0usize);
-    for r in &runs {
-        let q = &questions[r["query_id"].as_u64().unwrap() as usize];
-        let mut pages: Vec<&str> = Vec::new();
-        for h in r["hits"].as_array().unwrap() {
-            let p = h["id"].as_str().unwrap();
-            if !pages.contains(&p) {
-                pages.push(p);
-            }
-        }
-        let (expected, partial) = (list(&q["expected"]), list(&q["partial"]));
-        assert!(!expected.is_empty(), "{}: {q}", golden.display());
-        let grade = |p: &str| {
-            if expected.iter().any(|e| e == p) {
-                2.0
-            } else if partial.iter().any(|e| e == p) {
-                1.0
-            } else {
-                0.0
-            }
-        };
-        let gains: Vec<f64> = pages.iter().map(|p| grade(p)).collect();
-        let mut ideal: Vec<f64> = expected
+    for (run, typed) in runs.iter().zip(&as_typed) {
+        let q = &questions[run["query_id"].as_u64().unwrap() as usize];
+        assert_eq!(run["query_id"], typed["query_id"]);
+        let (ndcg, rr, found) = judge(q, run, golden);
+        r.ndcg10 += ndcg;
+        r.mrr10 += rr;
+        r.recall5 += f64::from(u8::from(found));
+        let corrections = run["corrections"]
+            .as_array()
+            .unwrap()
             .iter()
-            .map(|_| 2.0)
-            .chain(partial.iter().map(|_| 1.0))
-            .collect();
-        ideal.truncate(10);
-        ndcg += dcg10(&gains) / dcg10(&ideal);
-        if let Some(rank) = gains.iter().take(10).position(|g| *g == 2.0) {
-            mrr += 1.0 / (rank + 1) as f64;
-        }
-        if gains.iter().take(5).any(|g| *g == 2.0) {
-            found += 1;
+            .map(|c| {
+                format!(
+                    "{}→{}",
+                    c["from"].as_str().unwrap(),
+                    c["to"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let typed_ndcg = if corrections.is_empty() {
+            ndcg
         } else {
-            eprintln!("miss: {} -> {:?}", q["q"], &pages[..pages.len().min(5)]);
-        }
+            judge(q, typed, golden).0
+        };
+        r.per_question.push((ndcg, typed_ndcg, corrections));
     }
     let n = questions.len() as f64;
-    Relevance {
-        questions: questions.len(),
-        ndcg10: ndcg / n,
-        mrr10: mrr / n,
-        recall5: found as f64 / n,
-    }
+    r.ndcg10 /= n;
+    r.mrr10 /= n;
+    r.recall5 /= n;
+    r
 }
 
 /// Golden sets, their corpora, and the floors of [nDCG@10, MRR@10,
@@ -323,7 +356,7 @@ fn golden_sets() -> Vec<(PathBuf, PathBuf, Option<&'static str>, [f64; 3])> {
             repo().join("docs/content/docs"),
             repo().join("tests/golden/nlweb-ask-docs.jsonl"),
             None,
-            [0.90, 0.93, 0.97],
+            [0.88, 0.90, 0.94],
         ),
     ]
 }
@@ -334,8 +367,18 @@ fn golden_questions_relevance() {
         "| golden set | questions | nDCG@10 | MRR@10 | recall@5 |\n|---|---|---|---|---|\n",
     );
     let mut failures = Vec::new();
+    let mut typos = String::new();
+    let (mut typed_sum, mut fixed_sum, mut n_fixed) = (0.0, 0.0, 0usize);
     for (corpus, golden, boost, [ndcg, mrr, recall]) in golden_sets() {
         let r = golden_relevance(&corpus, &golden, boost);
+        for (fixed, typed, corrections) in &r.per_question {
+            if !corrections.is_empty() {
+                typos.push_str(&format!("{corrections}: nDCG@10 {typed:.3} → {fixed:.3}\n"));
+                typed_sum += typed;
+                fixed_sum += fixed;
+                n_fixed += 1;
+            }
+        }
         let mut name = golden.file_stem().unwrap().to_string_lossy().to_string();
         if let Some(b) = boost {
             name.push_str(&format!(" (boost {b})"));
@@ -355,7 +398,15 @@ fn golden_questions_relevance() {
         }
     }
     eprintln!("{report}");
+    eprintln!(
+        "typo correction on the {n_fixed} golden questions it changed: nDCG@10 {:.3} as typed → {:.3}\n{typos}",
+        typed_sum / n_fixed.max(1) as f64,
+        fixed_sum / n_fixed.max(1) as f64
+    );
     assert!(failures.is_empty(), "{failures:?}\n{report}");
+    // Correction must help the questions it touches, taken together.
+    assert!(n_fixed >= 10, "{typos}");
+    assert!(fixed_sum > typed_sum, "{typos}");
 }
 
 #[test]
@@ -469,7 +520,7 @@ fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
         .arg(repo().join("tests/data/compat-docs"))
         .args(["--base-url", "https://docs.example.com", "--out"])
         .arg(&out));
-    let committed = std::fs::read(repo().join("tests/data/index-v1.idx")).unwrap();
+    let committed = std::fs::read(repo().join("tests/data/index-v2.idx")).unwrap();
     assert!(
         std::fs::read(&out).unwrap() == committed,
         "the index of tests/data/compat-docs changed: bump FORMAT_VERSION or ANALYZER_ID and regenerate (tests/data/README.md)"

@@ -150,8 +150,8 @@ pub enum Response {
         jsonrpc: JsonRpcVersion,
         /// The request's id.
         id: Id,
-        /// The method's result.
-        result: McpResult,
+        /// The method's result (boxed: it is much larger than an error).
+        result: Box<McpResult>,
     },
     /// Failure.
     Error {
@@ -170,7 +170,7 @@ impl Response {
         Response::Result {
             jsonrpc: JsonRpcVersion::V2,
             id,
-            result,
+            result: Box::new(result),
         }
     }
 

@@ -45,6 +45,20 @@ pub struct Echo {
     pub accept_language: Option<String>,
     /// How well the docs seem to answer (answers only).
     pub confidence: Option<AnswerConfidence>,
+    /// The question's words replaced by the docs' words (answers only).
+    pub corrections: Vec<QueryCorrection>,
+}
+
+/// One word of the question that the docs never use, replaced by the docs'
+/// closest word before searching (typo tolerance: one typo in a word of 5
+/// to 8 letters, two from 9; never in identifiers or numbers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryCorrection {
+    /// The word as typed.
+    pub from: String,
+    /// The docs' word searched instead.
+    pub to: String,
 }
 
 /// Whether the docs seem to answer the question: the share of the
@@ -115,6 +129,11 @@ pub struct Meta {
     /// Whether the docs seem to answer (answer documents and `start`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer_confidence: Option<AnswerConfidence>,
+    /// The question's words corrected before searching, when any were
+    /// (answer documents and `start`); `decontextualized_query` then holds
+    /// the question as searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_corrections: Option<Vec<QueryCorrection>>,
 }
 
 impl Meta {
@@ -131,6 +150,7 @@ impl Meta {
             decontextualized_query: echo.decontextualized_query.clone(),
             accept_language: echo.accept_language.clone(),
             answer_confidence: None,
+            query_corrections: None,
         }
     }
 
@@ -139,6 +159,7 @@ impl Meta {
         Meta {
             response_format: Some(echo.format),
             answer_confidence: echo.confidence.clone(),
+            query_corrections: (!echo.corrections.is_empty()).then(|| echo.corrections.clone()),
             ..Meta::base(ResponseType::Answer, echo)
         }
     }

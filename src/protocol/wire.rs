@@ -6,8 +6,8 @@
 use super::failure::Failure;
 use super::response::{
     AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, CompleteEvent,
-    Document, Echo, ErrorBody, FailureDocument, Meta, ResponseFormat, ResponseType, ResultEvent,
-    ResultItem, StartEvent, StreamEvent, Summary, TextType,
+    Document, Echo, ErrorBody, FailureDocument, Meta, QueryCorrection, ResponseFormat,
+    ResponseType, ResultEvent, ResultItem, StartEvent, StreamEvent, Summary, TextType,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -20,13 +20,22 @@ pub struct Answer {
     pub summary: Option<Summary>,
     /// Whether the docs seem to answer.
     pub confidence: Option<AnswerConfidence>,
+    /// The question's words corrected before searching.
+    pub corrections: Vec<QueryCorrection>,
+    /// What was searched, when corrections changed the question.
+    pub searched: Option<String>,
 }
 
 impl Answer {
-    /// `echo` with this answer's confidence.
+    /// `echo` with this answer's confidence and corrections.
     fn echo(&self, echo: &Echo) -> Echo {
         Echo {
             confidence: self.confidence.clone(),
+            corrections: self.corrections.clone(),
+            decontextualized_query: self
+                .searched
+                .clone()
+                .or_else(|| echo.decontextualized_query.clone()),
             ..echo.clone()
         }
     }

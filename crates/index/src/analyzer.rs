@@ -94,7 +94,7 @@ fn is_joiner(c: char) -> bool {
 
 /// Is this whitespace-free run an identifier worth keeping whole: two or more
 /// alphanumeric parts joined by a joiner, or a lower→upper camel-case step?
-fn is_identifier(s: &str) -> bool {
+pub fn is_identifier(s: &str) -> bool {
     let chars: Vec<char> = s.chars().collect();
     let mut parts_joined = false;
     let mut camel = false;

@@ -15,7 +15,7 @@
 //! Magic, version, lengths and checksum are read before any decoding, so a
 //! wrong, truncated or corrupted file is refused with a message that says
 //! what to run. A change to anything the payload holds is a version bump:
-//! `tests/data/index-v1.idx` is opened by a test to make that conscious.
+//! `tests/data/index-v2.idx` is opened by a test to make that conscious.
 
 use crate::index::{BuildMeta, Index, IndexData};
 use crate::{Error, Result};
@@ -23,7 +23,7 @@ use crate::{Error, Result};
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";
 /// Format version written by this build; the only one it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Size of the fixed prefix before the header.
 pub const PREFIX_LEN: usize = 32;
 
@@ -145,5 +145,5 @@ pub fn decode(bytes: &[u8]) -> Result<Index> {
         return Err(Error::Invalid("payload has trailing bytes".into()));
     }
     data.validate(&meta)?;
-    Ok(Index { meta, data })
+    Ok(Index::new(meta, data))
 }

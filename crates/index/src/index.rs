@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analyzer::{ANALYZER_ID, Analyzer};
 use crate::arrays::{F32s, U32s};
+use crate::typo::WordSet;
 use crate::{Error, Result};
 
 /// BM25 term-frequency saturation.
@@ -130,6 +131,8 @@ pub struct Index {
     /// Build metadata (the header).
     pub meta: BuildMeta,
     pub(crate) data: IndexData,
+    /// Per typo-vocabulary word: the set of its letters (derived at load).
+    pub(crate) word_letters: Vec<u32>,
 }
 
 /// The payload: flat arrays only.
@@ -161,6 +164,11 @@ pub(crate) struct IndexData {
     pub postings_section: U32s,
     /// Postings: BM25 term-frequency factor.
     pub postings_impact: F32s,
+    /// The docs' words for typo correction (see [`crate::typo`]), sorted by
+    /// length then text, concatenated.
+    pub words: String,
+    /// Per word: end offset in `words`.
+    pub word_end: U32s,
 }
 
 /// A page, borrowed from the index.
@@ -291,6 +299,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     let mut term_ids: HashMap<String, u32> = HashMap::new();
     let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
     let mut lengths: Vec<u32> = Vec::new();
+    let mut vocabulary = WordSet::default();
 
     for (p, page) in pages.iter().enumerate() {
         let p = u32::try_from(p).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
@@ -304,6 +313,9 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
             section_level.push(section.level);
             for v in [&section.heading, &section.anchor, &section.text] {
                 blob.push(v, &mut section_spans)?;
+            }
+            for v in [&page.title, &section.heading, &section.text] {
+                vocabulary.add_text(v);
             }
             let (tf, len) = section_terms(analyzer, opts.weights, &page.title, section);
             lengths.push(len);
@@ -354,6 +366,13 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         );
     }
 
+    let mut words = String::new();
+    let mut word_end = U32s::new();
+    for w in vocabulary.into_sorted(analyzer) {
+        words.push_str(&w);
+        word_end.push(u32::try_from(words.len()).map_err(|_| Error::TooLarge("words over 4 GiB"))?);
+    }
+
     let data = IndexData {
         strings: blob.s.into_bytes(),
         page_spans,
@@ -366,6 +385,8 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         term_postings_end,
         postings_section,
         postings_impact,
+        words,
+        word_end,
     };
     let meta = BuildMeta {
         build_id: build_id(&opts.corpus_fingerprint, opts.built_at_unix, n_postings),
@@ -382,7 +403,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         terms: terms.len() as u32,
         postings: n_postings,
     };
-    Ok(Index { meta, data })
+    Ok(Index::new(meta, data))
 }
 
 /// FNV-1a 64: small, stable across Rust versions, good enough for ids.
@@ -413,6 +434,17 @@ pub fn rfc3339(unix: u64) -> Result<String> {
 }
 
 impl Index {
+    pub(crate) fn new(meta: BuildMeta, data: IndexData) -> Index {
+        let word_letters = (0..data.word_end.len())
+            .map(|i| crate::typo::letters(data.word(i)))
+            .collect();
+        Index {
+            meta,
+            data,
+            word_letters,
+        }
+    }
+
     /// Number of pages.
     pub fn page_count(&self) -> usize {
         self.data.page_spans.len() / 8
@@ -691,6 +723,31 @@ impl IndexData {
         std::str::from_utf8(&self.strings[a..b]).unwrap_or("")
     }
 
+    /// Word `i` of the typo vocabulary.
+    pub(crate) fn word(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.word_end.get(i - 1) as usize
+        };
+        &self.words[start..self.word_end.get(i) as usize]
+    }
+
+    /// The number of leading words (of the first `n`) for which `pred`
+    /// holds, `pred` being true for a prefix of them.
+    pub(crate) fn words_before(&self, n: usize, pred: impl Fn(&str) -> bool) -> usize {
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if pred(self.word(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     fn term(&self, i: usize) -> &str {
         let start = if i == 0 {
             0
@@ -752,6 +809,20 @@ impl IndexData {
         }
         if prev != self.term_text.len() {
             return bad("term text length");
+        }
+        if !self.word_end.is_well_formed() {
+            return bad("word ends");
+        }
+        let mut prev = 0usize;
+        for e in self.word_end.iter() {
+            let e = e as usize;
+            if e < prev || self.words.get(prev..e).is_none() {
+                return bad("word offsets");
+            }
+            prev = e;
+        }
+        if prev != self.words.len() {
+            return bad("words length");
         }
         let n_postings = self.postings_section.len();
         if self.postings_impact.len() != n_postings {

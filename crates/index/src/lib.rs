@@ -4,6 +4,7 @@
 //! - [`index`]: pages, sections, postings, BM25 scoring, building;
 //! - [`format`]: the versioned, checksummed file layout;
 //! - [`boost`]: per-path page weights a docs team sets;
+//! - [`typo`]: correcting the question's words against the docs' words;
 //! - [`llms`]: the `llms.txt` of the indexed docs.
 //!
 //! Pure code: no I/O, no clock, no environment.
@@ -16,6 +17,7 @@ pub mod format;
 pub mod index;
 pub mod llms;
 pub mod search;
+pub mod typo;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};
 pub use format::{FORMAT_VERSION, MAGIC, decode, encode, read_meta};

@@ -9,9 +9,12 @@
 //!   follow-up such as "and how do I configure it?" after "what is the rate
 //!   limit?" looks for rate-limit configuration. A term already in the
 //!   question keeps weight 1.0.
+//! - A word of the question that the docs never use is corrected to the
+//!   docs' closest word first ([`retrieve_corrected`], [`crate::typo`]).
 //! - At most [`MAX_PER_PAGE`] sections of one page are returned, so that one
 //!   long page does not crowd out the others.
 
+use crate::typo::Corrected;
 use crate::{Analyzer, Hit, Index};
 
 /// Weight of the terms of the most recent earlier question.
@@ -24,12 +27,18 @@ pub const MAX_CONTEXT: usize = 3;
 /// The weighted query terms for `query` after the earlier questions `prev`
 /// (oldest first, as clients send them).
 pub fn query_terms(analyzer: &Analyzer, query: &str, prev: &[String]) -> Vec<(String, f32)> {
+    with_context(analyzer, analyzer.analyze(query), prev)
+}
+
+/// The question's own terms (weight 1.0) with those of the earlier
+/// questions `prev` added (see [`query_terms`]).
+fn with_context(analyzer: &Analyzer, question: Vec<String>, prev: &[String]) -> Vec<(String, f32)> {
     let mut terms: Vec<(String, f32)> = Vec::new();
     let mut add = |t: String, w: f32| match terms.iter_mut().find(|(x, _)| *x == t) {
         Some((_, old)) => *old = old.max(w),
         None => terms.push((t, w)),
     };
-    for t in analyzer.analyze(query) {
+    for t in question {
         add(t, 1.0);
     }
     let mut w = CONTEXT_WEIGHT;
@@ -58,6 +67,35 @@ pub fn retrieve(
     retrieve_weighted(index, analyzer, query, prev, k, &[])
 }
 
+/// [`retrieve_weighted`] after correcting the question's typos against
+/// the docs' words ([`crate::typo`]): the path the Lambda and
+/// `build-index search` serve. Returns the hits and what was searched.
+pub fn retrieve_corrected(
+    index: &Index,
+    analyzer: &Analyzer,
+    query: &str,
+    prev: &[String],
+    k: usize,
+    page_weights: &[f32],
+) -> (Vec<Hit>, Corrected) {
+    let mut question = analyzer.analyze(query);
+    // Nearly every question only has words the docs use: nothing to correct.
+    let corrected = if question.iter().all(|t| index.term_id(t).is_some()) {
+        Corrected {
+            query: query.to_string(),
+            corrections: Vec::new(),
+        }
+    } else {
+        let c = index.correct(analyzer, query);
+        if !c.corrections.is_empty() {
+            question = analyzer.analyze(&c.query);
+        }
+        c
+    };
+    let terms = with_context(analyzer, question, prev);
+    (retrieve_terms(index, &terms, k, page_weights), corrected)
+}
+
 /// [`retrieve`] with each page's score multiplied by its weight
 /// (`page_weights[page]`; an empty slice weighs every page 1, see
 /// [`crate::boost`]).
@@ -69,14 +107,24 @@ pub fn retrieve_weighted(
     k: usize,
     page_weights: &[f32],
 ) -> Vec<Hit> {
-    let terms = query_terms(analyzer, query, prev);
+    retrieve_terms(index, &query_terms(analyzer, query, prev), k, page_weights)
+}
+
+/// The `k` best sections for weighted terms, at most [`MAX_PER_PAGE`] a
+/// page, each page's score multiplied by its weight.
+pub fn retrieve_terms(
+    index: &Index,
+    terms: &[(String, f32)],
+    k: usize,
+    page_weights: &[f32],
+) -> Vec<Hit> {
     // Only pages with several sections need extra candidates to diversify.
     let pool = if index.section_count() == index.page_count() {
         k
     } else {
         k.saturating_mul(4).saturating_add(8)
     };
-    let mut candidates = index.search_terms(&terms, pool);
+    let mut candidates = index.search_terms(terms, pool);
     if !page_weights.is_empty() {
         for h in candidates.iter_mut() {
             let page = index.section_page(h.section) as usize;

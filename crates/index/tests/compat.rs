@@ -1,24 +1,31 @@
-//! The committed `tests/data/index-v1.idx` must keep opening: a change to
+//! The committed `tests/data/index-v2.idx` must keep opening: a change to
 //! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
 
 use ask_index::{Analyzer, FORMAT_VERSION, decode, search};
 
 #[test]
-fn opens_the_committed_v1_index() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/index-v1.idx");
-    let bytes = std::fs::read(path).expect("tests/data/index-v1.idx is committed");
+fn opens_the_committed_v2_index() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/index-v2.idx");
+    let bytes = std::fs::read(path).expect("tests/data/index-v2.idx is committed");
     assert_eq!(&bytes[..8], b"NLWASKIX");
     assert_eq!(
-        FORMAT_VERSION, 1,
+        FORMAT_VERSION, 2,
         "a new version needs a new committed index"
     );
-    let idx = decode(&bytes).expect("v1 index decodes");
+    let idx = decode(&bytes).expect("v2 index decodes");
     assert_eq!(idx.meta.pages, 2);
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
     assert_eq!(idx.meta.docs_base_url, "https://docs.example.com");
     let a = Analyzer::new();
     let hits = search::retrieve(&idx, &a, "token bucket", &[], 2);
+    assert_eq!(
+        search::section_url(&idx, hits[0].section),
+        "https://docs.example.com/#limits"
+    );
+    // Its typo vocabulary: "bukcet" is searched as "bucket".
+    let (hits, searched) = search::retrieve_corrected(&idx, &a, "token bukcet", &[], 2, &[]);
+    assert_eq!(searched.query, "token bucket");
     assert_eq!(
         search::section_url(&idx, hits[0].section),
         "https://docs.example.com/#limits"

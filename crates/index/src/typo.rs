@@ -1,0 +1,292 @@
+//! Which word did the user mean? Typo correction against the docs' own
+//! words, so that "how do i chnage the sidebar" searches for "change".
+//!
+//! The rules follow Meilisearch's and Algolia's defaults:
+//!
+//! - only a word of the question that the index does not contain is
+//!   corrected (its analyzed term has no postings); a word the docs use is
+//!   never second-guessed;
+//! - words of fewer than [`ONE_TYPO_FROM`] letters are never corrected; from
+//!   5 to 8 letters one typo is allowed, from [`TWO_TYPOS_FROM`] letters two;
+//!   a typo is an insertion, a deletion, a substitution or a swap of two
+//!   neighbouring letters (optimal string alignment distance), and a typo
+//!   on the first letter counts as two, so "night" never becomes "right";
+//! - identifiers (`createMDX`, `rate_limit_per_minute`), numbers and words
+//!   with digits are never corrected;
+//! - among the docs' words within reach, the fewest typos win, then the
+//!   word whose term is in the most sections, then the alphabetically first.
+//!
+//! The docs' words are collected at build time ([`WordSet`]): lower-case
+//! ASCII words of [`ONE_TYPO_FROM`] to [`MAX_WORD`] letters that are not
+//! stop words, stored sorted by length so that a lookup only compares the
+//! words whose length is within reach. A shorter word of the docs is never
+//! the correction of a longer one typed ("renew" stays "renew", not "rene").
+
+use crate::analyzer::is_identifier;
+use crate::{Analyzer, Index};
+
+/// Shortest word that may be corrected (one typo).
+pub const ONE_TYPO_FROM: usize = 5;
+/// Shortest word that may take two typos.
+pub const TWO_TYPOS_FROM: usize = 9;
+/// Longest word kept in the vocabulary and corrected.
+pub const MAX_WORD: usize = 24;
+
+/// One word of the question replaced by a word of the docs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Correction {
+    /// The word as typed (its letters, without surrounding punctuation).
+    pub from: String,
+    /// The docs' word searched instead (lower case).
+    pub to: String,
+}
+
+/// A question after correction: the text searched, and what changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Corrected {
+    /// The question with each corrected word replaced.
+    pub query: String,
+    /// The replacements, in the order of the question.
+    pub corrections: Vec<Correction>,
+}
+
+/// Typos allowed in a word of `len` letters.
+pub fn max_typos(len: usize) -> usize {
+    match len {
+        l if l < ONE_TYPO_FROM => 0,
+        l if l < TWO_TYPOS_FROM => 1,
+        l if l <= MAX_WORD => 2,
+        _ => 0,
+    }
+}
+
+/// The lower-case ASCII form of a word worth keeping or correcting, if it
+/// is one: letters only (after transliteration), [`ONE_TYPO_FROM`] to
+/// [`MAX_WORD`] long.
+pub fn plain_word(w: &str) -> Option<String> {
+    if w.len() < ONE_TYPO_FROM || w.len() > 4 * MAX_WORD {
+        return None;
+    }
+    let lower = deunicode::deunicode(w).to_ascii_lowercase();
+    (lower.len() >= ONE_TYPO_FROM
+        && lower.len() <= MAX_WORD
+        && lower.bytes().all(|b| b.is_ascii_lowercase()))
+    .then_some(lower)
+}
+
+/// The distinct words of some texts, for [`Vocabulary::from_words`].
+#[derive(Default)]
+pub struct WordSet(std::collections::HashSet<String>);
+
+impl WordSet {
+    /// Adds the words of `text`.
+    pub fn add_text(&mut self, text: &str) {
+        for w in text.split(|c: char| !c.is_alphanumeric()) {
+            if let Some(w) = plain_word(w)
+                && !self.0.contains(&w)
+            {
+                self.0.insert(w);
+            }
+        }
+    }
+
+    /// The words that are not stop words, sorted by length then text.
+    pub fn into_sorted(self, analyzer: &Analyzer) -> Vec<String> {
+        let mut words: Vec<String> = self
+            .0
+            .into_iter()
+            .filter(|w| !analyzer.analyze(w).is_empty())
+            .collect();
+        words.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        words
+    }
+}
+
+/// The set of letters of a lower-case ASCII word, as bits.
+pub(crate) fn letters(w: &str) -> u32 {
+    w.bytes()
+        .fold(0, |m, b| m | 1 << (b.wrapping_sub(b'a') & 31))
+}
+
+/// Typos between two ASCII words: their optimal string alignment distance,
+/// plus one when the first letters differ; `None` once certain to exceed
+/// `max`.
+pub fn typos(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x != y => distance(a, b, max.checked_sub(1)?).map(|d| d + 1),
+        _ => distance(a, b, max),
+    }
+}
+
+/// Optimal string alignment distance between two ASCII words, or `None`
+/// once it is certain to exceed `max`.
+pub fn distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    let n = b.len();
+    // Three rows: two back (for swaps), previous, current.
+    let mut prev2: Vec<usize> = vec![0; n + 1];
+    let mut prev: Vec<usize> = (0..=n).collect();
+    let mut cur: Vec<usize> = vec![0; n + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        let mut row_min = cur[0];
+        for j in 1..=n {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+            row_min = row_min.min(v);
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    (prev[n] <= max).then_some(prev[n])
+}
+
+impl Index {
+    /// Number of sections that contain `term`.
+    pub fn doc_freq(&self, term: &str) -> u32 {
+        let Some(id) = self.term_id(term) else {
+            return 0;
+        };
+        let d = &self.data;
+        let id = id as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            d.term_postings_end.get(id - 1)
+        };
+        d.term_postings_end.get(id) - start
+    }
+
+    /// The docs' word closest to `word` (lower-case ASCII), by the rules
+    /// above; `None` when no word is within reach.
+    pub fn closest_word(&self, analyzer: &Analyzer, word: &str) -> Option<String> {
+        let max = max_typos(word.len());
+        if max == 0 {
+            return None;
+        }
+        let d = &self.data;
+        let n = d.word_end.len();
+        let lo = d.words_before(n, |w| w.len() < word.len() - max);
+        let hi = d.words_before(n, |w| w.len() <= word.len() + max);
+        let mut best: Option<(usize, u32, &str)> = None;
+        let mask = letters(word);
+        for i in lo..hi {
+            // Each typo changes at most two of the letters a word contains:
+            // one comparison refuses nearly every word.
+            if (self.word_letters[i] ^ mask).count_ones() as usize > 2 * max {
+                continue;
+            }
+            let w = d.word(i);
+            let Some(d) = typos(word.as_bytes(), w.as_bytes(), max) else {
+                continue;
+            };
+            if best.is_some_and(|(bd, _, _)| d > bd) {
+                continue;
+            }
+            let df = analyzer.analyze(w).first().map_or(0, |t| self.doc_freq(t));
+            if df == 0 {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((bd, bdf, bw)) => d < bd || df > bdf || (df == bdf && w < bw),
+            };
+            if better {
+                best = Some((d, df, w));
+            }
+        }
+        best.map(|(_, _, w)| w.to_string())
+    }
+
+    /// `query` with each word the index does not contain replaced by the
+    /// docs' closest word, where there is one (see the module rules).
+    pub fn correct(&self, analyzer: &Analyzer, query: &str) -> Corrected {
+        let mut out = String::with_capacity(query.len());
+        let mut corrections = Vec::new();
+        let mut rest = query;
+        while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+            out.push_str(&rest[..start]);
+            rest = &rest[start..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let chunk = &rest[..end];
+            rest = &rest[end..];
+            let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+            let fixed = self.correct_word(analyzer, core);
+            match fixed {
+                Some(to) => {
+                    let at = chunk.find(core).unwrap_or(0);
+                    out.push_str(&chunk[..at]);
+                    out.push_str(&to);
+                    out.push_str(&chunk[at + core.len()..]);
+                    corrections.push(Correction {
+                        from: core.to_string(),
+                        to,
+                    });
+                }
+                None => out.push_str(chunk),
+            }
+        }
+        out.push_str(rest);
+        Corrected {
+            query: out,
+            corrections,
+        }
+    }
+
+    fn correct_word(&self, analyzer: &Analyzer, core: &str) -> Option<String> {
+        if core.is_empty() || is_identifier(core) {
+            return None;
+        }
+        let word = plain_word(core)?;
+        let terms = analyzer.analyze(&word);
+        if terms.is_empty() || terms.iter().any(|t| self.doc_freq(t) > 0) {
+            return None;
+        }
+        self.closest_word(analyzer, &word)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_counts_swaps_as_one() {
+        let d = |a: &str, b: &str, m| distance(a.as_bytes(), b.as_bytes(), m);
+        assert_eq!(d("chnage", "change", 1), Some(1));
+        assert_eq!(d("sidebar", "sidebar", 1), Some(0));
+        assert_eq!(d("confg", "config", 1), Some(1));
+        assert_eq!(d("deploymnet", "deployment", 2), Some(1));
+        assert_eq!(d("deploymnt", "deployment", 1), Some(1));
+        assert_eq!(d("abcdef", "ghijkl", 2), None);
+        assert_eq!(d("abc", "abcdef", 2), None);
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+    }
+
+    #[test]
+    fn a_first_letter_typo_counts_twice() {
+        let t = |a: &str, b: &str, m| typos(a.as_bytes(), b.as_bytes(), m);
+        assert_eq!(t("night", "right", 1), None);
+        assert_eq!(t("night", "right", 2), Some(2));
+        assert_eq!(t("chnage", "change", 1), Some(1));
+        assert_eq!(t("across", "cross", 1), None);
+    }
+
+    #[test]
+    fn typos_allowed_by_length() {
+        assert_eq!(max_typos(4), 0);
+        assert_eq!(max_typos(5), 1);
+        assert_eq!(max_typos(8), 1);
+        assert_eq!(max_typos(9), 2);
+        assert_eq!(max_typos(MAX_WORD + 1), 0);
+    }
+}
