@@ -288,7 +288,22 @@ fn file_stem(path: &str) -> String {
     name.replace(['-', '_'], " ")
 }
 
+/// Is a page with these headings (whether each starts with inline code) a
+/// generated reference (API, CLI, settings)? At least three headings, and
+/// at least half of them code: `` ### `create_flow` ``.
+pub fn is_reference(headings: &[bool]) -> bool {
+    let code = headings.iter().filter(|c| **c).count();
+    headings.len() >= 3 && code * 2 >= headings.len()
+}
+
 fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
+    let headings: Vec<bool> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { code, .. } => Some(*code),
+            _ => None,
+        })
+        .collect();
     let mut title = f.title.clone();
     let mut blocks = blocks.into_iter().peekable();
     let mut intro = String::new();
@@ -331,7 +346,9 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
     }];
     for b in blocks {
         match b {
-            Block::Heading { level, text, id } => {
+            Block::Heading {
+                level, text, id, ..
+            } => {
                 let anchor = match id {
                     Some(id) => slugger.unique(id),
                     None => slugger.slug(&text),
@@ -363,6 +380,8 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
         title,
         description: f.description.clone().unwrap_or_default(),
         sections,
+        boost: f.boost,
+        reference: is_reference(&headings),
     }
 }
 
@@ -525,6 +544,44 @@ mod tests {
         assert_eq!(p.sections.len(), 1);
         assert_eq!(p.sections[0].heading, "Get CSRF token");
         assert_eq!(p.sections[0].text, "Returns a token\n\nget /csrf-token");
+    }
+
+    #[test]
+    fn frontmatter_boost_and_reference_shape() {
+        let c = corpus(&[
+            ("a.mdx", "---\ntitle: A\nboost: 3\n---\n\ntext\n"),
+            (
+                "b.mdx",
+                "---\ntitle: B\nsearch:\n  boost: 0.5\n---\n\ntext\n",
+            ),
+            ("c.mdx", "---\ntitle: C\nboost: -2\n---\n\ntext\n"),
+            ("d.mdx", "---\ntitle: D\nboost: lots\n---\n\ntext\n"),
+            (
+                "ref.mdx",
+                "# `prefect.client`\n\n## Functions\n\n### `get_client` <sup>x</sup>\n\nGets one.\n\n### `close`\n\nCloses.\n",
+            ),
+            (
+                "guide.mdx",
+                "# Guide\n\n## Install\n\nRun it.\n\n## Call `get_client`\n\nLike so.\n\n## Next\n\nMore.\n",
+            ),
+        ]);
+        let by = |p: &str| c.pages.iter().find(|x| x.path == p).unwrap();
+        assert_eq!(by("a.mdx").boost, Some(3.0));
+        assert_eq!(by("b.mdx").boost, Some(0.5));
+        assert_eq!(by("c.mdx").boost, None, "negative weights are ignored");
+        assert_eq!(by("d.mdx").boost, None);
+        assert!(by("ref.mdx").reference);
+        assert!(!by("guide.mdx").reference);
+        assert!(!by("a.mdx").reference);
+    }
+
+    #[test]
+    fn reference_needs_three_headings_half_of_them_code() {
+        assert!(is_reference(&[true, false, true]));
+        assert!(is_reference(&[true, true, false, false]));
+        assert!(!is_reference(&[true, false, false]));
+        assert!(!is_reference(&[true, true]));
+        assert!(!is_reference(&[]));
     }
 
     #[test]

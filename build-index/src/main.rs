@@ -211,9 +211,17 @@ fn build(args: BuildArgs) -> Result<()> {
         .map(|p| p.display().to_string())
         .chain(args.upload.iter().cloned())
         .collect();
+    let reference = (0..index.page_count() as u32)
+        .filter(|&p| index.page_is_reference(p))
+        .count();
+    let boosted = (0..index.page_count() as u32)
+        .filter(|&p| index.page_boost(p) != 1.0)
+        .count();
     println!(
-        "built {} pages, {} sections, {} terms, {} postings, {} bytes in {:.2} s, build id {} -> {}",
+        "built {} pages ({} generated reference, {} with a boost), {} sections, {} terms, {} postings, {} bytes in {:.2} s, build id {} -> {}",
         m.pages,
+        reference,
+        boosted,
         m.sections,
         m.terms,
         m.postings,
@@ -309,6 +317,7 @@ fn read_jsonl(path: &Path) -> Result<(Vec<PageInput>, u64)> {
                 text: doc.text,
             }],
             path: doc.id,
+            ..PageInput::default()
         });
     }
     Ok((pages, fp))

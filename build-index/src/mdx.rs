@@ -36,6 +36,9 @@ pub enum Block {
         text: String,
         /// An explicit id (`[#id]` or `{#id}`), if given.
         id: Option<String>,
+        /// The heading starts with inline code (`` ### `create_flow` ``), as
+        /// generated API, CLI and settings references do.
+        code: bool,
     },
     /// Plain text (paragraphs separated by blank lines).
     Text(String),
@@ -61,6 +64,8 @@ pub struct MdxFile {
     pub description: Option<String>,
     /// Extra frontmatter text a reader sees on the page (Mintlify `openapi`).
     pub extra: Option<String>,
+    /// The page's search weight (frontmatter `search.boost`, a number ≥ 0).
+    pub boost: Option<f32>,
     /// The body.
     pub blocks: Vec<Block>,
     /// Local names imported from `.mdx`/`.md` files.
@@ -141,6 +146,21 @@ struct Frontmatter {
     description: Option<YamlText>,
     #[serde(default)]
     openapi: Option<YamlText>,
+    #[serde(default)]
+    search: Option<SearchFrontmatter>,
+    #[serde(default)]
+    boost: Option<YamlText>,
+}
+
+/// Frontmatter `search:` — `boost` weighs the page's sections (1 = as is).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum SearchFrontmatter {
+    Map {
+        #[serde(default)]
+        boost: Option<YamlText>,
+    },
+    Other(serde::de::IgnoredAny),
 }
 
 /// Frontmatter that is a mapping, or anything else (read as empty).
@@ -192,6 +212,18 @@ fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (usize, String
         .or_else(|| fm.sidebar_title.and_then(YamlText::text));
     file.description = fm.description.and_then(YamlText::text);
     file.extra = fm.openapi.and_then(YamlText::text);
+    // A weight that is not a number ≥ 0 is ignored (the page weighs 1).
+    // Mintlify's `boost:`, or `search: {boost: …}`.
+    let boost = fm.boost.or(match fm.search {
+        Some(SearchFrontmatter::Map { boost }) => boost,
+        _ => None,
+    });
+    file.boost = match boost {
+        Some(YamlText::Int(n)) => Some(n as f32),
+        Some(YamlText::Float(x)) => Some(x as f32),
+        _ => None,
+    }
+    .filter(|b| b.is_finite() && *b >= 0.0);
     Ok(())
 }
 
@@ -313,6 +345,7 @@ impl<'f> Body<'f> {
         if let Some((level, rest)) = heading(trimmed) {
             self.flush();
             let (rest, id) = heading_id(rest);
+            let code = rest.trim_start().starts_with('`');
             let mut h = Inline::default();
             let mut text = String::new();
             for ev in h.feed(&rest, &self.file.imports, &self.file.exports) {
@@ -327,6 +360,7 @@ impl<'f> Body<'f> {
                 level,
                 text: collapse_spaces(&text),
                 id,
+                code,
             });
             return Ok(i + 1);
         }
@@ -1122,7 +1156,9 @@ mod tests {
         let mut s = String::new();
         for b in f.blocks {
             match b {
-                Block::Heading { level, text, id } => s.push_str(&format!(
+                Block::Heading {
+                    level, text, id, ..
+                } => s.push_str(&format!(
                     "[h{level}{}] {text}\n",
                     id.map(|i| format!("#{i}")).unwrap_or_default()
                 )),

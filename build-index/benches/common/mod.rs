@@ -41,6 +41,7 @@ pub fn pages(name: &str) -> (Vec<PageInput>, Weights) {
                         level: 0,
                         text: v["text"].as_str().unwrap_or("").to_string(),
                     }],
+                    ..PageInput::default()
                 }
             })
             .collect();

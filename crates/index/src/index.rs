@@ -64,6 +64,12 @@ pub struct PageInput {
     pub description: String,
     /// The page's sections in reading order.
     pub sections: Vec<SectionInput>,
+    /// The docs team's weight for the page (frontmatter `search.boost`);
+    /// `None` weighs 1.
+    pub boost: Option<f32>,
+    /// A generated reference page (API, CLI, settings): weighed down for
+    /// question-like queries ([`crate::search`]).
+    pub reference: bool,
 }
 
 /// One heading section of a page.
@@ -164,6 +170,11 @@ pub(crate) struct IndexData {
     pub postings_section: U32s,
     /// Postings: BM25 term-frequency factor.
     pub postings_impact: F32s,
+    /// Per page: its weight (frontmatter `search.boost`, else 1).
+    pub page_boost: F32s,
+    /// Per page: 1 for a generated reference page, else 0.
+    #[serde(with = "serde_bytes")]
+    pub page_reference: Vec<u8>,
     /// The docs' words for typo correction (see [`crate::typo`]), sorted by
     /// length then text, concatenated.
     pub words: String,
@@ -291,6 +302,8 @@ impl StringBlob {
 pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
     let mut blob = StringBlob::default();
     let mut page_spans = U32s::new();
+    let mut page_boost = F32s::new();
+    let mut page_reference = Vec::with_capacity(pages.len());
     let mut section_page = U32s::new();
     let mut section_level = Vec::new();
     let mut section_spans = U32s::new();
@@ -306,6 +319,12 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         for v in [&page.path, &page.route, &page.title, &page.description] {
             blob.push(v, &mut page_spans)?;
         }
+        page_boost.push(
+            page.boost
+                .filter(|b| b.is_finite() && *b >= 0.0)
+                .unwrap_or(1.0),
+        );
+        page_reference.push(u8::from(page.reference));
         for section in &page.sections {
             let s = u32::try_from(lengths.len())
                 .map_err(|_| Error::TooLarge("over 4 billion sections"))?;
@@ -385,6 +404,8 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         term_postings_end,
         postings_section,
         postings_impact,
+        page_boost,
+        page_reference,
         words,
         word_end,
     };
@@ -458,6 +479,16 @@ impl Index {
     /// Number of distinct terms.
     pub fn term_count(&self) -> usize {
         self.data.term_end.len()
+    }
+
+    /// Page `i`'s weight (frontmatter `search.boost`, else 1).
+    pub fn page_boost(&self, i: u32) -> f32 {
+        self.data.page_boost.get(i as usize)
+    }
+
+    /// Whether page `i` is a generated reference page.
+    pub fn page_is_reference(&self, i: u32) -> bool {
+        self.data.page_reference[i as usize] != 0
     }
 
     /// The page of section `i`; panics if out of range.
@@ -810,6 +841,15 @@ impl IndexData {
         if prev != self.term_text.len() {
             return bad("term text length");
         }
+        if !self.page_boost.is_well_formed()
+            || self.page_boost.len() != n_pages
+            || self.page_reference.len() != n_pages
+        {
+            return bad("page weights disagree with the pages");
+        }
+        if self.page_boost.iter().any(|b| !b.is_finite() || b < 0.0) {
+            return bad("a page weight is not a number >= 0");
+        }
         if !self.word_end.is_well_formed() {
             return bad("word ends");
         }
@@ -886,6 +926,7 @@ mod tests {
                         "Set rate_limit_per_minute in common/global_config.yaml.",
                     ),
                 ],
+                ..PageInput::default()
             },
             PageInput {
                 path: "deploy.mdx".into(),
@@ -898,6 +939,7 @@ mod tests {
                     0,
                     "Run sam deploy --guided to create the stack.",
                 )],
+                ..PageInput::default()
             },
         ]
     }

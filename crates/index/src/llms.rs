@@ -87,6 +87,7 @@ mod tests {
                 level: 1,
                 text: format!("{title} text"),
             }],
+            ..PageInput::default()
         }
     }
 

@@ -23,6 +23,33 @@ pub const CONTEXT_WEIGHT: f32 = 0.5;
 pub const MAX_PER_PAGE: usize = 2;
 /// Earlier questions taken into account, at most.
 pub const MAX_CONTEXT: usize = 3;
+/// Weight of a generated reference page (API, CLI, settings) for a
+/// question-like query ([`is_question`]): how-to questions are answered by
+/// guides, which such pages outrank by sheer volume of matching terms.
+pub const REFERENCE_WEIGHT: f32 = 0.7;
+
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &[
+    "how", "what", "why", "when", "where", "which", "who", "can", "could", "should", "does", "do",
+    "is", "are", "will", "would", "i", "my",
+];
+
+/// Is `query` phrased as a question, with no identifier in it? It opens
+/// with a question word ("how do I …", "why is my …", "my flow …") or ends
+/// with `?`, and names no identifier (`rate_limit`, `createMDX`), which
+/// asks for the reference.
+pub fn is_question(query: &str) -> bool {
+    let q = query.trim();
+    let first = q
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_lowercase();
+    let asks = q.ends_with('?') || QUESTION_WORDS.contains(&first.as_str());
+    asks && !q
+        .split_whitespace()
+        .any(|w| crate::analyzer::is_identifier(w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
 
 /// The weighted query terms for `query` after the earlier questions `prev`
 /// (oldest first, as clients send them).
@@ -93,7 +120,11 @@ pub fn retrieve_corrected(
         c
     };
     let terms = with_context(analyzer, question, prev);
-    (retrieve_terms(index, &terms, k, page_weights), corrected)
+    let asks = is_question(&corrected.query);
+    (
+        retrieve_terms(index, &terms, k, page_weights, asks),
+        corrected,
+    )
 }
 
 /// [`retrieve`] with each page's score multiplied by its weight
@@ -107,16 +138,20 @@ pub fn retrieve_weighted(
     k: usize,
     page_weights: &[f32],
 ) -> Vec<Hit> {
-    retrieve_terms(index, &query_terms(analyzer, query, prev), k, page_weights)
+    let terms = query_terms(analyzer, query, prev);
+    retrieve_terms(index, &terms, k, page_weights, is_question(query))
 }
 
 /// The `k` best sections for weighted terms, at most [`MAX_PER_PAGE`] a
-/// page, each page's score multiplied by its weight.
+/// page, each page's score multiplied by its weight: `page_weights[page]`
+/// (the config's globs), the page's own `search.boost`, and for a
+/// `question` [`REFERENCE_WEIGHT`] if it is a generated reference page.
 pub fn retrieve_terms(
     index: &Index,
     terms: &[(String, f32)],
     k: usize,
     page_weights: &[f32],
+    question: bool,
 ) -> Vec<Hit> {
     // Only pages with several sections need extra candidates to diversify.
     let pool = if index.section_count() == index.page_count() {
@@ -125,11 +160,20 @@ pub fn retrieve_terms(
         k.saturating_mul(4).saturating_add(8)
     };
     let mut candidates = index.search_terms(terms, pool);
-    if !page_weights.is_empty() {
-        for h in candidates.iter_mut() {
-            let page = index.section_page(h.section) as usize;
-            h.score *= page_weights.get(page).copied().unwrap_or(1.0);
+    let mut reweighed = false;
+    for h in candidates.iter_mut() {
+        let page = index.section_page(h.section);
+        let mut w =
+            page_weights.get(page as usize).copied().unwrap_or(1.0) * index.page_boost(page);
+        if question && index.page_is_reference(page) {
+            w *= REFERENCE_WEIGHT;
         }
+        if w != 1.0 {
+            h.score *= w;
+            reweighed = true;
+        }
+    }
+    if reweighed {
         candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
     }
     let mut per_page: Vec<(u32, usize)> = Vec::new();
@@ -163,4 +207,116 @@ pub fn section_url(index: &Index, section: u32) -> String {
         url.push_str(s.anchor);
     }
     url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BuildOptions, PageInput, SectionInput, Weights, build};
+
+    #[test]
+    fn questions_are_told_from_lookups() {
+        for q in [
+            "how do I retry a flow run",
+            "Why is my worker stuck?",
+            "my deployment never starts",
+            "retry a failed flow run?",
+        ] {
+            assert!(is_question(q), "{q}");
+        }
+        for q in [
+            "retry a failed flow run",
+            "how do I set rate_limit_per_minute",
+            "createMDX options",
+            "",
+        ] {
+            assert!(!is_question(q), "{q}");
+        }
+    }
+
+    fn page(
+        path: &str,
+        heading: &str,
+        text: &str,
+        boost: Option<f32>,
+        reference: bool,
+    ) -> PageInput {
+        PageInput {
+            path: path.into(),
+            route: format!("/{path}"),
+            title: heading.into(),
+            sections: vec![SectionInput {
+                heading: heading.into(),
+                text: text.into(),
+                ..SectionInput::default()
+            }],
+            boost,
+            reference,
+            ..PageInput::default()
+        }
+    }
+
+    fn top(index: &Index, q: &str) -> String {
+        let a = Analyzer::new();
+        let hits = retrieve(index, &a, q, &[], 3);
+        index
+            .page(index.section_page(hits[0].section))
+            .path
+            .to_string()
+    }
+
+    fn opts() -> BuildOptions {
+        BuildOptions {
+            docs_base_url: String::new(),
+            weights: Weights::DOCS,
+            source: "mdx".into(),
+            corpus_fingerprint: String::new(),
+            built_at_unix: 0,
+        }
+    }
+
+    #[test]
+    fn reference_pages_weigh_less_for_questions_only() {
+        let a = Analyzer::new();
+        let pages = [
+            page("ref.mdx", "retry", "retry a flow run", None, true),
+            page(
+                "guide.mdx",
+                "Retries",
+                "Retry a flow run that failed, step by step.",
+                None,
+                false,
+            ),
+            page(
+                "other.mdx",
+                "Other",
+                "Something else entirely.",
+                None,
+                false,
+            ),
+        ];
+        let idx = build(&pages, &opts(), &a).unwrap();
+        let hits = retrieve(&idx, &a, "retry flow run", &[], 2);
+        // Close enough that 0.7 turns the order round.
+        assert!(hits[1].score > hits[0].score * REFERENCE_WEIGHT, "{hits:?}");
+        assert_eq!(top(&idx, "retry flow run"), "ref.mdx");
+        assert_eq!(top(&idx, "how do I retry a flow run"), "guide.mdx");
+    }
+
+    #[test]
+    fn a_page_boost_multiplies_its_score() {
+        let a = Analyzer::new();
+        let mut pages = vec![
+            page("a.mdx", "Deploy", "deploy the stack", None, false),
+            page("b.mdx", "Deploy", "deploy the stack", None, false),
+        ];
+        let idx = build(&pages, &opts(), &a).unwrap();
+        assert_eq!(top(&idx, "deploy stack"), "a.mdx");
+        pages[1].boost = Some(2.0);
+        let idx = build(&pages, &opts(), &a).unwrap();
+        assert_eq!(top(&idx, "deploy stack"), "b.mdx");
+        pages[0].boost = Some(3.0);
+        let idx = build(&pages, &opts(), &a).unwrap();
+        assert_eq!(top(&idx, "deploy stack"), "a.mdx");
+    }
 }

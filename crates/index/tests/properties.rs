@@ -55,6 +55,7 @@ fn pages() -> impl Strategy<Value = Vec<PageInput>> {
             title,
             description: String::new(),
             sections,
+            ..PageInput::default()
         });
     // Up to ~160 sections: rare query terms take the sparse scoring path,
     // common ones the dense one.
@@ -179,6 +180,7 @@ fn rejects_wrong_magic_version_checksum_and_truncation() {
                 level: 0,
                 text: "hello world".into(),
             }],
+            ..PageInput::default()
         }],
         &opts(),
         &a,
