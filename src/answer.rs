@@ -112,7 +112,7 @@ pub fn answer(
     req: &AskRequest,
     base_url: &str,
     top_k: usize,
-    page_weights: &[f32],
+    rules: &search::Rules,
 ) -> Result<Answer, Failure> {
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
@@ -121,14 +121,8 @@ pub fn answer(
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let (hits, corrected) = search::retrieve_corrected(
-        index,
-        analyzer,
-        question,
-        prev,
-        req.offset + top_k,
-        page_weights,
-    );
+    let (hits, corrected) =
+        search::retrieve_corrected(index, analyzer, question, prev, req.offset + top_k, rules);
     let hits: Vec<Hit> = hits.into_iter().skip(req.offset).collect();
     let question = corrected.query.as_str();
     let corrections: Vec<QueryCorrection> = corrected

@@ -43,6 +43,9 @@ pub struct Config {
     pub boost: ask_index::boost::Boosts,
     /// The same, as given (for equality and logs).
     pub boost_rules: Vec<(String, f32)>,
+    /// Synonym groups (`ask.synonyms`, `ASK_SYNONYMS` as JSON), as given;
+    /// validated by analyzing them ([`ask_index::synonyms::Synonyms`]).
+    pub synonyms: Vec<Vec<String>>,
     /// Seconds a GET answer may be cached (`Cache-Control: public,
     /// max-age`); 0 keeps `no-store`.
     pub cache_max_age: u32,
@@ -72,6 +75,7 @@ struct FileAsk {
     site: Option<String>,
     cache_max_age: Option<u32>,
     boost: Option<std::collections::BTreeMap<String, f32>>,
+    synonyms: Option<Vec<Vec<String>>>,
 }
 
 /// A setting that does not validate.
@@ -114,6 +118,7 @@ impl Config {
             cache_max_age: a.cache_max_age.unwrap_or(0),
             boost: ask_index::boost::Boosts::default(),
             boost_rules: a.boost.unwrap_or_default().into_iter().collect(),
+            synonyms: a.synonyms.unwrap_or_default(),
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
@@ -134,6 +139,17 @@ impl Config {
         }
         c.boost = ask_index::boost::Boosts::new(&c.boost_rules)
             .map_err(|e| ConfigError(format!("ask.boost: {e}")))?;
+        if let Some(v) = env("ASK_SYNONYMS").filter(|v| !v.trim().is_empty()) {
+            c.synonyms = serde_json::from_str(&v).map_err(|e| {
+                ConfigError(format!(
+                    "ASK_SYNONYMS is not a JSON list of word groups ({e}), for example [[\"cancel\", \"stop\"]]"
+                ))
+            })?;
+        }
+        if !c.synonyms.is_empty() {
+            ask_index::synonyms::Synonyms::new(&c.synonyms, &ask_index::Analyzer::new())
+                .map_err(|e| ConfigError(format!("ask.synonyms: {e}")))?;
+        }
         if let Some(v) = env("ASK_CACHE_MAX_AGE") {
             c.cache_max_age = parse_num("ASK_CACHE_MAX_AGE", &v)?;
         }
@@ -274,6 +290,30 @@ mod tests {
             let e = Config::load(EMBEDDED_CONFIG, &env(&[("ASK_BOOST", bad)])).unwrap_err();
             assert!(
                 e.to_string().contains("boost") || e.to_string().contains("BOOST"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn synonym_groups_from_the_file_or_the_environment() {
+        let file = "ask:\n  synonyms:\n    - [cancel, stop]\n    - [sign out, log out]\n";
+        let c = Config::load(file, &env(&[])).unwrap();
+        assert_eq!(c.synonyms.len(), 2);
+        assert_eq!(c.synonyms[1], vec!["sign out", "log out"]);
+        let c = Config::load(file, &env(&[("ASK_SYNONYMS", r#"[["llm", "model"]]"#)])).unwrap();
+        assert_eq!(
+            c.synonyms,
+            vec![vec!["llm".to_string(), "model".to_string()]]
+        );
+        for bad in [
+            r#"[["alone"]]"#,
+            r#"[["stop", "the"]]"#,
+            r#"{"stop": "cancel"}"#,
+        ] {
+            let e = Config::load(EMBEDDED_CONFIG, &env(&[("ASK_SYNONYMS", bad)])).unwrap_err();
+            assert!(
+                e.to_string().contains("SYNONYMS") || e.to_string().contains("synonym"),
                 "{e}"
             );
         }

@@ -38,8 +38,8 @@ pub struct State {
     pub base_url: String,
     /// The OpenAPI document, generated once.
     pub openapi: serde_json::Value,
-    /// Each page's weight from `ask.boost` (empty: all 1).
-    pub page_weights: Vec<f32>,
+    /// Page weights (`ask.boost`) and synonyms (`ask.synonyms`).
+    pub rules: ask_index::search::Rules,
     /// The product's name and description, from the docs' root page.
     pub product: (String, String),
     counter: AtomicU64,
@@ -67,16 +67,22 @@ impl State {
         } else {
             config.docs_base_url.clone()
         };
-        let page_weights = config.boost.page_weights(&index);
+        let analyzer = Analyzer::new();
+        let rules = ask_index::search::Rules {
+            page_weights: config.boost.page_weights(&index),
+            // Validated when the configuration was read.
+            synonyms: ask_index::synonyms::Synonyms::new(&config.synonyms, &analyzer)
+                .unwrap_or_default(),
+        };
         let product = ask_index::llms::product(&index);
         State {
-            page_weights,
+            rules,
             product,
             limiter: Mutex::new(RateLimiter::new(
                 config.rate_limit_per_minute,
                 config.max_tracked_clients,
             )),
-            analyzer: Analyzer::new(),
+            analyzer,
             config,
             index,
             clock,
@@ -104,7 +110,7 @@ impl State {
             req,
             &self.base_url,
             top_k,
-            &self.page_weights,
+            &self.rules,
         )
     }
 

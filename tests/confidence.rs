@@ -48,7 +48,14 @@ fn ask(index: &ask_index::Index, question: &str, mode: &str) -> Result<Answer, F
     };
     let req = parse(&raw, &config).unwrap();
     let analyzer = ask_index::Analyzer::new();
-    answer(index, &analyzer, &req, "https://docs.example.com", 5, &[])
+    answer(
+        index,
+        &analyzer,
+        &req,
+        "https://docs.example.com",
+        5,
+        &Default::default(),
+    )
 }
 
 /// (coverage, unanswerable) for every question of a golden set.

@@ -506,6 +506,42 @@ fn a_typo_is_corrected_and_the_answer_says_what_was_searched() {
 }
 
 #[test]
+fn ask_synonyms_search_the_docs_word() {
+    let top = |synonyms: Option<&str>| {
+        let env = move |k: &str| match k {
+            "ASK_ENABLED" => Some("true".to_string()),
+            "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
+            "ASK_SYNONYMS" => synonyms.map(str::to_string),
+            _ => None,
+        };
+        let state = State::with_clock(
+            Config::load(EMBEDDED_CONFIG, &env).unwrap(),
+            docs_index(),
+            Box::new(|| 0.0),
+        );
+        let q = "pagination";
+        let text = std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        v["rawQueryString"] = Value::from(format!("query={q}&streaming=false&mode=list"));
+        v["queryStringParameters"] =
+            serde_json::json!({"query": q, "streaming": "false", "mode": "list"});
+        let r = respond(
+            &state,
+            &lambda_http::request::from_str(&v.to_string()).unwrap(),
+        );
+        let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+        doc["results"][0]["url"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| doc["error"]["code"].to_string())
+    };
+    // The docs say start_num, never "pagination".
+    assert_eq!(top(None), r#""NO_RESULTS""#);
+    let with = top(Some(r#"[["pagination", "start_num"]]"#));
+    assert!(with.contains("/api#"), "{with}");
+}
+
+#[test]
 fn ask_boost_weighs_pages_down() {
     let top = |boost: Option<&str>| {
         let env = move |k: &str| match k {

@@ -67,6 +67,9 @@ enum Command {
         /// Page weights by path glob, as JSON (`{"gen1/**": 0.6}`), like ask.boost.
         #[arg(long)]
         boost: Option<String>,
+        /// Synonym groups as JSON (`[["cancel", "stop"]]`), like ask.synonyms.
+        #[arg(long)]
+        synonyms: Option<String>,
         /// Search the words as typed: no typo correction (to measure what it changes).
         #[arg(long)]
         no_typos: bool,
@@ -111,8 +114,15 @@ fn main() {
             index,
             top_k,
             boost,
+            synonyms,
             no_typos,
-        }) => search(&index, top_k, boost.as_deref(), no_typos),
+        }) => search(
+            &index,
+            top_k,
+            boost.as_deref(),
+            synonyms.as_deref(),
+            no_typos,
+        ),
         None => build(cli.build),
     };
     if let Err(e) = result {
@@ -330,7 +340,13 @@ struct QueryLine {
     text: String,
 }
 
-fn search(path: &Path, top_k: usize, boost: Option<&str>, no_typos: bool) -> Result<()> {
+fn search(
+    path: &Path,
+    top_k: usize,
+    boost: Option<&str>,
+    synonyms: Option<&str>,
+    no_typos: bool,
+) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let load = Instant::now();
     let index: Index =
@@ -344,7 +360,15 @@ fn search(path: &Path, top_k: usize, boost: Option<&str>, no_typos: bool) -> Res
             .collect(),
         None => Vec::new(),
     };
-    let page_weights = ask_index::boost::Boosts::new(&rules)?.page_weights(&index);
+    let groups: Vec<Vec<String>> = match synonyms {
+        Some(json) => serde_json::from_str(json)
+            .context("--synonyms takes a JSON list of groups, such as [[\"cancel\", \"stop\"]]")?,
+        None => Vec::new(),
+    };
+    let rules = ask_index::search::Rules {
+        page_weights: ask_index::boost::Boosts::new(&rules)?.page_weights(&index),
+        synonyms: ask_index::synonyms::Synonyms::new(&groups, &analyzer)?,
+    };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -363,24 +387,11 @@ fn search(path: &Path, top_k: usize, boost: Option<&str>, no_typos: bool) -> Res
         };
         let t = Instant::now();
         let (hits, searched) = if no_typos {
-            let hits = ask_index::search::retrieve_weighted(
-                &index,
-                &analyzer,
-                &text,
-                &[],
-                top_k,
-                &page_weights,
-            );
+            let hits =
+                ask_index::search::retrieve_weighted(&index, &analyzer, &text, &[], top_k, &rules);
             (hits, ask_index::typo::Corrected::default())
         } else {
-            ask_index::search::retrieve_corrected(
-                &index,
-                &analyzer,
-                &text,
-                &[],
-                top_k,
-                &page_weights,
-            )
+            ask_index::search::retrieve_corrected(&index, &analyzer, &text, &[], top_k, &rules)
         };
         times.push(t.elapsed());
         let corrections: Vec<serde_json::Value> = searched

@@ -4,6 +4,7 @@
 //! - [`index`]: pages, sections, postings, BM25 scoring, building;
 //! - [`format`]: the versioned, checksummed file layout;
 //! - [`boost`]: per-path page weights a docs team sets;
+//! - [`synonyms`]: a docs team's synonym groups;
 //! - [`typo`]: correcting the question's words against the docs' words;
 //! - [`llms`]: the `llms.txt` of the indexed docs.
 //!
@@ -17,6 +18,7 @@ pub mod format;
 pub mod index;
 pub mod llms;
 pub mod search;
+pub mod synonyms;
 pub mod typo;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};

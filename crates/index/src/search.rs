@@ -14,6 +14,7 @@
 //! - At most [`MAX_PER_PAGE`] sections of one page are returned, so that one
 //!   long page does not crowd out the others.
 
+use crate::synonyms::Synonyms;
 use crate::typo::Corrected;
 use crate::{Analyzer, Hit, Index};
 
@@ -91,7 +92,7 @@ pub fn retrieve(
     prev: &[String],
     k: usize,
 ) -> Vec<Hit> {
-    retrieve_weighted(index, analyzer, query, prev, k, &[])
+    retrieve_weighted(index, analyzer, query, prev, k, &Rules::default())
 }
 
 /// [`retrieve_weighted`] after correcting the question's typos against
@@ -103,7 +104,7 @@ pub fn retrieve_corrected(
     query: &str,
     prev: &[String],
     k: usize,
-    page_weights: &[f32],
+    rules: &Rules,
 ) -> (Vec<Hit>, Corrected) {
     let mut question = analyzer.analyze(query);
     // Nearly every question only has words the docs use: nothing to correct.
@@ -119,27 +120,38 @@ pub fn retrieve_corrected(
         }
         c
     };
-    let terms = with_context(analyzer, question, prev);
+    let mut terms = with_context(analyzer, question, prev);
+    rules.synonyms.expand(&mut terms);
     let asks = is_question(&corrected.query);
     (
-        retrieve_terms(index, &terms, k, page_weights, asks),
+        retrieve_terms(index, &terms, k, &rules.page_weights, asks),
         corrected,
     )
 }
 
-/// [`retrieve`] with each page's score multiplied by its weight
-/// (`page_weights[page]`; an empty slice weighs every page 1, see
-/// [`crate::boost`]).
+/// What a docs team sets that changes ranking.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rules {
+    /// Each page's weight from `ask.boost` (empty: all 1; see
+    /// [`crate::boost`]).
+    pub page_weights: Vec<f32>,
+    /// `ask.synonyms`.
+    pub synonyms: Synonyms,
+}
+
+/// [`retrieve`] with the docs team's rules (page weights, synonyms), and no
+/// typo correction.
 pub fn retrieve_weighted(
     index: &Index,
     analyzer: &Analyzer,
     query: &str,
     prev: &[String],
     k: usize,
-    page_weights: &[f32],
+    rules: &Rules,
 ) -> Vec<Hit> {
-    let terms = query_terms(analyzer, query, prev);
-    retrieve_terms(index, &terms, k, page_weights, is_question(query))
+    let mut terms = query_terms(analyzer, query, prev);
+    rules.synonyms.expand(&mut terms);
+    retrieve_terms(index, &terms, k, &rules.page_weights, is_question(query))
 }
 
 /// The `k` best sections for weighted terms, at most [`MAX_PER_PAGE`] a

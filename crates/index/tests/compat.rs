@@ -24,7 +24,8 @@ fn opens_the_committed_v2_index() {
         "https://docs.example.com/#limits"
     );
     // Its typo vocabulary: "bukcet" is searched as "bucket".
-    let (hits, searched) = search::retrieve_corrected(&idx, &a, "token bukcet", &[], 2, &[]);
+    let (hits, searched) =
+        search::retrieve_corrected(&idx, &a, "token bukcet", &[], 2, &Default::default());
     assert_eq!(searched.query, "token bucket");
     assert_eq!(
         search::section_url(&idx, hits[0].section),
