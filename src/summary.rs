@@ -3,8 +3,10 @@
 //!
 //! It picks the sentences of the top sections that share the most
 //! (idf-weighted) query terms, keeps them in reading order, and cites the
-//! section each came from. No language model is involved; the same input
-//! always gives the same sentences.
+//! section each came from. A table row can stand in for a sentence, read
+//! with its header ([`render_row`]): "rate_limit_per_minute (default: 20):
+//! Requests per minute per client IP." No language model is involved; the
+//! same input always gives the same sentences.
 
 use ask_index::Analyzer;
 
@@ -14,6 +16,8 @@ pub const SECTIONS: usize = 3;
 const SENTENCES: usize = 3;
 /// Characters of summary text, at most.
 const CHARS: usize = 700;
+/// A sentence scores at least this share of the best one's score.
+const MIN_SHARE: f32 = 0.5;
 
 /// A sentence of the summary and the section it comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +51,64 @@ pub fn sentences(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// What separates the cells of a table row in a section's text (as
+/// `build-index` writes it).
+pub const CELL_SEPARATOR: &str = " | ";
+
+/// Longest rendered table row used in a summary, in characters.
+const ROW_CHARS: usize = 400;
+
+/// The rows of the tables in a section's text, each with its table's
+/// header: a table is a run of consecutive lines with the same number (two
+/// or more) of cells, and its first line is the header.
+pub fn table_rows(text: &str) -> Vec<(Vec<&str>, Vec<&str>)> {
+    let mut out = Vec::new();
+    let mut header: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if !line.contains(CELL_SEPARATOR) {
+            header = None;
+            continue;
+        }
+        let cells: Vec<&str> = line.split(CELL_SEPARATOR).map(str::trim).collect();
+        match &header {
+            Some(h) if h.len() == cells.len() => out.push((h.clone(), cells)),
+            _ => header = Some(cells),
+        }
+    }
+    out
+}
+
+/// A table row as a sentence: its first cell, the middle cells each after
+/// its header in parentheses, then the last cell (`top_k (environment
+/// variable: ASK_TOP_K; default: 5): Sections per answer.`). A two-cell row
+/// reads `first: second`. Empty cells are left out.
+pub fn render_row(header: &[&str], row: &[&str]) -> String {
+    let mut s = row.first().copied().unwrap_or("").to_string();
+    if row.len() > 2 {
+        let middle: Vec<String> = header[1..row.len() - 1]
+            .iter()
+            .zip(&row[1..row.len() - 1])
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(h, c)| {
+                if h.is_empty() {
+                    c.to_string()
+                } else {
+                    format!("{h}: {c}")
+                }
+            })
+            .collect();
+        if !middle.is_empty() {
+            s.push_str(&format!(" ({})", middle.join("; ")));
+        }
+    }
+    if let Some(last) = row.last().filter(|l| row.len() > 1 && !l.is_empty()) {
+        s.push_str(": ");
+        s.push_str(last);
+    }
+    one_line(&s)
 }
 
 /// Looks like prose (not a code line or a table of symbols).
@@ -91,8 +153,25 @@ pub fn summarize(
     // (score, section rank, position in section, sentence)
     let mut candidates: Vec<(f32, usize, usize, String)> = Vec::new();
     for (rank, text) in sections.iter().take(SECTIONS).enumerate() {
+        // Rows after the sentences of their section when scores tie.
+        for (pos, (header, row)) in table_rows(text).into_iter().enumerate() {
+            // The row itself must hold a query term; its header's words
+            // then count too.
+            if sentence_score(analyzer, &row.join(" "), terms) == 0.0 {
+                continue;
+            }
+            // A row that says something: one cell of four words or more
+            // (not a matrix of yes/no or a bare signature).
+            let says = row.iter().any(|c| c.split_whitespace().count() >= 4);
+            let rendered = render_row(&header, &row);
+            if !says || rendered.chars().count() > ROW_CHARS || !is_prose(&rendered) {
+                continue;
+            }
+            let score = sentence_score(analyzer, &rendered, terms) * (1.0 - 0.1 * rank as f32);
+            candidates.push((score, rank, usize::MAX / 2 + pos, rendered));
+        }
         for (pos, sent) in sentences(text).into_iter().enumerate() {
-            if !is_summary_sentence(sent) {
+            if !is_summary_sentence(sent) || sent.contains(CELL_SEPARATOR) {
                 continue;
             }
             // Earlier-ranked sections and earlier sentences win ties.
@@ -103,6 +182,10 @@ pub fn summarize(
         }
     }
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    // Nothing under half the best sentence's weight: a weak match adds
+    // words, not an answer.
+    let floor = candidates.first().map_or(0.0, |c| c.0 * MIN_SHARE);
+    candidates.retain(|c| c.0 >= floor);
     let mut chosen: Vec<(usize, usize, String)> = Vec::new();
     let mut len = 0;
     for (_, rank, pos, text) in candidates {
@@ -151,6 +234,28 @@ mod tests {
         assert!(!is_summary_sentence(
             "Clients tracked by the rate limiter 100,000 the least recently active generation of buckets is dropped"
         ));
+    }
+
+    #[test]
+    fn table_rows_read_with_their_header() {
+        let text = "Intro line.\nkey | environment variable | default | meaning\ntop_k | ASK_TOP_K | 5 | Sections per answer, 1 to 10.\nsite | ASK_SITE |  | The site name.\n\nAfter.";
+        let rows = table_rows(text);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            render_row(&rows[0].0, &rows[0].1),
+            "top_k (environment variable: ASK_TOP_K; default: 5): Sections per answer, 1 to 10."
+        );
+        assert_eq!(
+            render_row(&rows[1].0, &rows[1].1),
+            "site (environment variable: ASK_SITE): The site name."
+        );
+        assert_eq!(render_row(&["a", "b"], &["x", "y"]), "x: y");
+        let a = Analyzer::new();
+        let got = summarize(&a, &[text], &[("ask_top_k".into(), 2.0)], "fallback");
+        assert_eq!(
+            got[0].text,
+            "top_k (environment variable: ASK_TOP_K; default: 5): Sections per answer, 1 to 10."
+        );
     }
 
     #[test]

@@ -366,8 +366,29 @@ impl<'f> Body<'f> {
         }
 
         // Block-level markdown markers reduced to their text.
-        if is_rule(trimmed) || is_table_separator(trimmed) {
+        // A table's header and rows stay on consecutive lines.
+        if is_table_separator(trimmed) {
+            return Ok(i + 1);
+        }
+        if is_rule(trimmed) {
             self.text.push('\n');
+            return Ok(i + 1);
+        }
+        // A table row: its cells stay apart (" | ") so a summary can read
+        // a row with its header.
+        if let Some(cells) = table_cells(trimmed) {
+            self.open_since = i + 1;
+            for (n, cell) in cells.iter().enumerate() {
+                if n > 0 {
+                    if self.inline.is_idle() {
+                        self.text.push_str(CELL_SEPARATOR);
+                    } else {
+                        self.feed(" ");
+                    }
+                }
+                self.feed(cell);
+            }
+            self.feed("\n");
             return Ok(i + 1);
         }
         let content = strip_block_markers(trimmed);
@@ -684,6 +705,37 @@ fn is_rule(t: &str) -> bool {
         && ['-', '*', '_'].iter().any(|&c| {
             t.chars().all(|x| x == c || x == ' ') && t.chars().filter(|&x| x == c).count() >= 3
         })
+}
+
+/// What separates the cells of a table row in a section's text.
+pub const CELL_SEPARATOR: &str = " | ";
+
+/// The cells of a Markdown table row (`| a | b |`), split at pipes that are
+/// neither escaped (`\|`) nor inside inline code; `None` if the line is not
+/// a row of at least two cells.
+fn table_cells(t: &str) -> Option<Vec<&str>> {
+    let t = t.trim_end();
+    let inner = t.strip_prefix('|')?;
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let mut cells = Vec::new();
+    let (mut start, mut in_code, mut escaped) = (0, false, false);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '\\' if !escaped => {
+                escaped = true;
+                continue;
+            }
+            '`' if !escaped => in_code = !in_code,
+            '|' if !escaped && !in_code => {
+                cells.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        escaped = false;
+    }
+    cells.push(inner[start..].trim());
+    (cells.len() >= 2).then_some(cells)
 }
 
 fn is_table_separator(t: &str) -> bool {
@@ -1172,6 +1224,27 @@ mod tests {
         s
     }
 
+    #[test]
+    fn table_rows_keep_their_cells_apart() {
+        assert_eq!(table_cells("| a | b |"), Some(vec!["a", "b"]));
+        assert_eq!(
+            table_cells("| `a|b` | c \\| d | e"),
+            Some(vec!["`a|b`", "c \\| d", "e"])
+        );
+        assert_eq!(table_cells("| alone |"), None);
+        assert_eq!(table_cells("not | a row"), None);
+        let f = parse("| Key | Default |\n| --- | --- |\n| `top_k` | **5** |\n").unwrap();
+        let Block::Text(t) = &f.blocks[0] else {
+            panic!("{:?}", f.blocks)
+        };
+        let rows: Vec<String> = t
+            .lines()
+            .map(collapse_spaces)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(rows, vec!["Key | Default", "top_k | 5"]);
+    }
+
     /// Real snippets from the shared corpora (see each case's comment).
     #[test]
     fn reader_visible_text_table() {
@@ -1209,7 +1282,7 @@ mod tests {
             (
                 "markdown links, emphasis, lists, tables",
                 "- See [the guide](/docs/guide) for **bold** info\n\n| Key | Value |\n| --- | ----- |\n| `top_k` | 5 |\n",
-                "See the guide for bold info Key Value top_k 5\n",
+                "See the guide for bold info Key | Value top_k | 5\n",
             ),
             (
                 "prefect: frontmatter-only openapi stub without trailing newline",
