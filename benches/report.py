@@ -202,7 +202,9 @@ def relevance():
         "Answerable questions only; grades 2 = answers, 1 = partly answers "
         "(`tests/golden/*.jsonl`). Each set is measured with the rules its docs team would set "
         "(`--boost` for `ask.boost`, `--synonyms` for `ask.synonyms`), and without them in the last "
-        "column. The test fails when a figure drops about 0.03 below these.\n",
+        "column. Page level counts a page that answers; section level counts the sections labelled as "
+        "answering in `tests/golden/sections/*.jsonl` (gain 2, any other section 0). The test fails when "
+        "a figure drops about 0.03 below these.\n",
         *table,
         "",
         *[t + "." for t in typos],

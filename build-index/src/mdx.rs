@@ -676,7 +676,12 @@ fn heading_id(text: &str) -> (String, Option<String>) {
     let mut id = None;
     loop {
         let trimmed = t.trim_end();
-        if let Some(stripped) = trimmed.strip_suffix("[!toc]") {
+        // fumadocs markers: `[!toc]` (left out of the TOC), `[step]` (a
+        // numbered step); neither is heading text.
+        if let Some(stripped) = trimmed
+            .strip_suffix("[!toc]")
+            .or_else(|| trimmed.strip_suffix("[step]"))
+        {
             t = stripped.to_string();
             continue;
         }
@@ -1256,8 +1261,8 @@ mod tests {
             ),
             (
                 "fumadocs: heading markers",
-                "## Custom Heading [#my-id]\n\nText\n\n### Hidden [!toc]\n",
-                "[h2#my-id] Custom Heading\nText\n[h3] Hidden\n",
+                "## Custom Heading [#my-id]\n\nText\n\n### Hidden [!toc]\n\n### CSS [step]\n",
+                "[h2#my-id] Custom Heading\nText\n[h3] Hidden\n[h3] CSS\n",
             ),
             (
                 "shadcn: ComponentPreview self-closing, Steps with children",

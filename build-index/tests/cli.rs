@@ -7,6 +7,7 @@ mod support;
 
 use support::{moto, scifact};
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -200,6 +201,9 @@ struct Relevance {
     recall5: f64,
     /// nDCG@10 without the docs team's rules (boost, synonyms).
     plain_ndcg10: f64,
+    /// Section level: nDCG@10, MRR@10 and recall@5 of the sections that
+    /// answer (`tests/golden/sections/*.jsonl`).
+    section: [f64; 3],
     /// Per question: nDCG@10 with correction, as typed, and the corrections.
     per_question: Vec<(f64, f64, String)>,
 }
@@ -258,6 +262,92 @@ fn judge(q: &serde_json::Value, run: &serde_json::Value, golden: &Path) -> (f64,
     (dcg10(&gains) / dcg10(&ideal), rr, found)
 }
 
+/// A section as the search output names it: page path and heading (`""`
+/// for a page's intro).
+type SectionKey = (String, String);
+
+/// The answering sections of each answerable question of a golden set
+/// (`tests/golden/sections/<set>.jsonl`), each checked to be a section of
+/// the index built from its corpus.
+fn section_labels(golden: &Path, index: &Path) -> HashMap<String, Vec<SectionKey>> {
+    let idx = ask_index::decode(&std::fs::read(index).unwrap()).unwrap();
+    let mut known: std::collections::HashSet<SectionKey> = std::collections::HashSet::new();
+    for s in 0..idx.section_count() as u32 {
+        let sec = idx.section(s);
+        let heading = if sec.anchor.is_empty() {
+            ""
+        } else {
+            sec.heading
+        };
+        known.insert((idx.page(sec.page).path.to_string(), heading.to_string()));
+    }
+    let path = golden
+        .parent()
+        .unwrap()
+        .join("sections")
+        .join(golden.file_name().unwrap());
+    let mut out = HashMap::new();
+    let mut unknown = Vec::new();
+    for line in std::fs::read_to_string(&path).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let keys: Vec<SectionKey> = v["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["page"].as_str().unwrap().to_string(),
+                    s["heading"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for k in &keys {
+            if !known.contains(k) {
+                unknown.push(format!("{k:?}"));
+            }
+        }
+        assert!(!keys.is_empty(), "{}: {line}", path.display());
+        out.insert(v["q"].as_str().unwrap().to_string(), keys);
+    }
+    assert!(
+        unknown.is_empty(),
+        "{}: sections not in the index: {unknown:?}",
+        path.display()
+    );
+    out
+}
+
+/// Section level: nDCG@10 (gain 2 for a section that answers, 0 for any
+/// other), reciprocal rank and "found in the first 5" of one run.
+fn judge_sections(labels: &[SectionKey], run: &serde_json::Value) -> [f64; 3] {
+    let gains: Vec<f64> = run["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let heading = if h["url"].as_str().unwrap().contains('#') {
+                h["heading"].as_str().unwrap()
+            } else {
+                ""
+            };
+            let key = (h["id"].as_str().unwrap().to_string(), heading.to_string());
+            if labels.contains(&key) { 2.0 } else { 0.0 }
+        })
+        .collect();
+    let ideal: Vec<f64> = labels.iter().take(10).map(|_| 2.0).collect();
+    let rr = gains
+        .iter()
+        .take(10)
+        .position(|g| *g > 0.0)
+        .map_or(0.0, |r| 1.0 / (r + 1) as f64);
+    let found = gains.iter().take(5).any(|g| *g > 0.0);
+    [
+        dcg10(&gains) / dcg10(&ideal),
+        rr,
+        f64::from(u8::from(found)),
+    ]
+}
+
 fn golden_relevance(corpus: &Path, golden: &Path, rules: &[(&str, &str)]) -> Relevance {
     let dir = tmp(&format!(
         "golden-{}",
@@ -282,6 +372,7 @@ fn golden_relevance(corpus: &Path, golden: &Path, rules: &[(&str, &str)]) -> Rel
         .enumerate()
         .map(|(i, q)| format!("{}\n", serde_json::json!({"_id": i, "text": q["q"]})))
         .collect();
+    let labels = section_labels(golden, &out);
     let mut args: Vec<&str> = rules.iter().flat_map(|(f, v)| [*f, *v]).collect();
     let runs = search_with(&out, 10, &input, &args);
     args.push("--no-typos");
@@ -301,6 +392,10 @@ fn golden_relevance(corpus: &Path, golden: &Path, rules: &[(&str, &str)]) -> Rel
             judge(q, plain, golden).0
         };
         let (ndcg, rr, found) = judge(q, run, golden);
+        let s = judge_sections(&labels[&q["q"].as_str().unwrap().to_string()], run);
+        for (total, v) in r.section.iter_mut().zip(s) {
+            *total += v;
+        }
         r.ndcg10 += ndcg;
         r.mrr10 += rr;
         r.recall5 += f64::from(u8::from(found));
@@ -333,6 +428,9 @@ fn golden_relevance(corpus: &Path, golden: &Path, rules: &[(&str, &str)]) -> Rel
     };
     r.mrr10 /= n;
     r.recall5 /= n;
+    for v in r.section.iter_mut() {
+        *v /= n;
+    }
     r
 }
 
@@ -345,17 +443,20 @@ struct GoldenSet {
     golden: PathBuf,
     rules: Vec<(&'static str, &'static str)>,
     floors: [f64; 3],
+    /// The same at section level.
+    section_floors: [f64; 3],
 }
 
 /// The rules are what each docs team would set: legacy pages down
 /// (`--boost`), and synonym groups for words users type that the docs do
 /// not use (`--synonyms`, written from the golden sets' misses).
 fn golden_sets() -> Vec<GoldenSet> {
-    let set = |corpus: PathBuf, name: &str, rules, floors| GoldenSet {
+    let set = |corpus: PathBuf, name: &str, rules, floors, section_floors| GoldenSet {
         corpus,
         golden: repo().join(format!("tests/golden/{name}.jsonl")),
         rules,
         floors,
+        section_floors,
     };
     vec![
         set(
@@ -363,6 +464,7 @@ fn golden_sets() -> Vec<GoldenSet> {
             "fumadocs",
             vec![],
             [0.87, 0.85, 0.94],
+            [0.70, 0.80, 0.90],
         ),
         set(
             corpora().join("prefect"),
@@ -372,12 +474,14 @@ fn golden_sets() -> Vec<GoldenSet> {
                 r#"[["rerun", "retry"], ["429", "rate limit"], ["api token", "secret"]]"#,
             )],
             [0.80, 0.78, 0.89],
+            [0.54, 0.67, 0.81],
         ),
         set(
             corpora().join("shadcn-ui"),
             "shadcn-ui",
             vec![],
             [0.88, 0.88, 0.94],
+            [0.72, 0.79, 0.87],
         ),
         set(
             corpora().join("aws-amplify"),
@@ -390,6 +494,7 @@ fn golden_sets() -> Vec<GoldenSet> {
                 ),
             ],
             [0.79, 0.78, 0.87],
+            [0.60, 0.64, 0.81],
         ),
         set(
             repo().join("docs/content/docs"),
@@ -399,6 +504,7 @@ fn golden_sets() -> Vec<GoldenSet> {
                 r#"[["env var", "environment variable"], ["number of results", "top_k"]]"#,
             )],
             [0.88, 0.90, 0.94],
+            [0.77, 0.84, 0.95],
         ),
     ]
 }
@@ -406,7 +512,7 @@ fn golden_sets() -> Vec<GoldenSet> {
 #[test]
 fn golden_questions_relevance() {
     let mut report = String::from(
-        "| golden set | questions | nDCG@10 | MRR@10 | recall@5 | nDCG@10 without the rules |\n|---|---|---|---|---|---|\n",
+        "| golden set | questions | nDCG@10 | MRR@10 | recall@5 | nDCG@10 without the rules | section nDCG@10 | section MRR@10 | section recall@5 |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut failures = Vec::new();
     let mut typos = String::new();
@@ -432,13 +538,24 @@ fn golden_questions_relevance() {
             name.push_str(&format!(" {flag} `{value}`"));
         }
         report.push_str(&format!(
-            "| {name} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
-            r.questions, r.ndcg10, r.mrr10, r.recall5, r.plain_ndcg10
+            "| {name} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+            r.questions,
+            r.ndcg10,
+            r.mrr10,
+            r.recall5,
+            r.plain_ndcg10,
+            r.section[0],
+            r.section[1],
+            r.section[2]
         ));
+        let [s_ndcg, s_mrr, s_recall] = set.section_floors;
         for (what, got, floor) in [
             ("nDCG@10", r.ndcg10, ndcg),
             ("MRR@10", r.mrr10, mrr),
             ("recall@5", r.recall5, recall),
+            ("section nDCG@10", r.section[0], s_ndcg),
+            ("section MRR@10", r.section[1], s_mrr),
+            ("section recall@5", r.section[2], s_recall),
         ] {
             if got < floor {
                 failures.push(format!("{name}: {what} {got:.3} < {floor:.3}"));
