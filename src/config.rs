@@ -53,6 +53,22 @@ pub struct Config {
     pub site: String,
     /// Path-style S3 addressing (`ASK_S3_FORCE_PATH_STYLE`), for S3-compatible stores.
     pub s3_force_path_style: bool,
+    /// `ask.auth`: off, optional or required.
+    pub auth: crate::auth::Mode,
+    /// `ask.auth_jwks`: the JWKS as JSON text (or, after the cold start
+    /// fetched it, the document at `auth_jwks_url`).
+    pub auth_jwks: Option<String>,
+    /// `ask.auth_jwks_url`: where to fetch the JWKS once at cold start.
+    pub auth_jwks_url: Option<String>,
+    /// `ask.auth_issuer`: the required `iss` (and the authorization server
+    /// named in the protected-resource metadata).
+    pub auth_issuer: Option<String>,
+    /// `ask.auth_audience`: the required `aud`.
+    pub auth_audience: Option<String>,
+    /// `ask.auth_scope`: the scope a token must carry (empty: none).
+    pub auth_scope: String,
+    /// `ask.auth_rate_limit_per_minute`: each token subject's own bucket.
+    pub auth_rate_limit_per_minute: u32,
 }
 
 #[derive(Deserialize, Default)]
@@ -76,6 +92,13 @@ struct FileAsk {
     cache_max_age: Option<u32>,
     boost: Option<std::collections::BTreeMap<String, f32>>,
     synonyms: Option<Vec<Vec<String>>>,
+    auth: Option<String>,
+    auth_jwks: Option<String>,
+    auth_jwks_url: Option<String>,
+    auth_issuer: Option<String>,
+    auth_audience: Option<String>,
+    auth_scope: Option<String>,
+    auth_rate_limit_per_minute: Option<u32>,
 }
 
 /// A setting that does not validate.
@@ -119,9 +142,46 @@ impl Config {
             boost: ask_index::boost::Boosts::default(),
             boost_rules: a.boost.unwrap_or_default().into_iter().collect(),
             synonyms: a.synonyms.unwrap_or_default(),
+            auth: crate::auth::Mode::Off,
+            auth_jwks: a.auth_jwks,
+            auth_jwks_url: a.auth_jwks_url,
+            auth_issuer: a.auth_issuer,
+            auth_audience: a.auth_audience,
+            auth_scope: a
+                .auth_scope
+                .unwrap_or_else(|| crate::auth::DEFAULT_SCOPE.into()),
+            auth_rate_limit_per_minute: a.auth_rate_limit_per_minute.unwrap_or(120),
             s3_force_path_style: false,
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
+        let mut auth = a.auth.unwrap_or_else(|| "off".into());
+        if let Some(v) = env("ASK_AUTH") {
+            auth = v;
+        }
+        c.auth = crate::auth::Mode::parse(&auth).ok_or_else(|| {
+            ConfigError(format!(
+                "ask.auth {auth:?} is not off, optional or required"
+            ))
+        })?;
+        let text = |v: String| Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        if let Some(v) = env("ASK_AUTH_JWKS") {
+            c.auth_jwks = text(v);
+        }
+        if let Some(v) = env("ASK_AUTH_JWKS_URL") {
+            c.auth_jwks_url = text(v);
+        }
+        if let Some(v) = env("ASK_AUTH_ISSUER") {
+            c.auth_issuer = text(v);
+        }
+        if let Some(v) = env("ASK_AUTH_AUDIENCE") {
+            c.auth_audience = text(v);
+        }
+        if let Some(v) = env("ASK_AUTH_SCOPE") {
+            c.auth_scope = v.trim().to_string();
+        }
+        if let Some(v) = env("ASK_AUTH_RATE_LIMIT_PER_MINUTE") {
+            c.auth_rate_limit_per_minute = parse_num("ASK_AUTH_RATE_LIMIT_PER_MINUTE", &v)?;
+        }
         if let Some(v) = env_flag(env, "ASK_ENABLED")? {
             c.enabled = v;
         }
@@ -213,6 +273,36 @@ impl Config {
             return Err(ConfigError(
                 "ASK_CORS_ALLOW_ORIGINS is empty: give origins or *".into(),
             ));
+        }
+        if c.auth_rate_limit_per_minute == 0 {
+            return Err(ConfigError(
+                "auth_rate_limit_per_minute must be at least 1".into(),
+            ));
+        }
+        if c.auth != crate::auth::Mode::Off {
+            match (&c.auth_jwks, &c.auth_jwks_url) {
+                (None, None) => {
+                    return Err(ConfigError(
+                        "ask.auth is on but there is no key set: give ASK_AUTH_JWKS (a JWKS as JSON) or ASK_AUTH_JWKS_URL".into(),
+                    ));
+                }
+                (Some(_), Some(_)) => {
+                    return Err(ConfigError(
+                        "give one of ASK_AUTH_JWKS and ASK_AUTH_JWKS_URL, not both".into(),
+                    ));
+                }
+                (Some(jwks), None) => {
+                    crate::auth::Auth::new(c.auth, jwks, None, None, String::new())
+                        .map_err(|e| ConfigError(format!("ask.auth_jwks: {e}")))?;
+                }
+                (None, Some(url)) => {
+                    if !(url.starts_with("https://") || url.starts_with("http://")) {
+                        return Err(ConfigError(format!(
+                            "ASK_AUTH_JWKS_URL {url:?} is not an http(s) URL"
+                        )));
+                    }
+                }
+            }
         }
         if c.enabled && c.index.trim().is_empty() {
             return Err(ConfigError(

@@ -42,6 +42,10 @@ pub struct State {
     pub rules: ask_index::search::Rules,
     /// The product's name and description, from the docs' root page.
     pub product: (String, String),
+    /// Who may ask (`ask.auth`).
+    pub auth: crate::auth::Auth,
+    /// Token buckets of authenticated callers, by subject.
+    pub auth_limiter: Mutex<RateLimiter>,
     counter: AtomicU64,
 }
 
@@ -75,8 +79,17 @@ impl State {
                 .unwrap_or_default(),
         };
         let product = ask_index::llms::product(&index);
+        // Never open: an unusable key set refuses every credential.
+        let auth = crate::auth::from_config(&config).unwrap_or_else(|_| {
+            crate::auth::Auth::without_keys(config.auth, config.auth_scope.clone())
+        });
         State {
             rules,
+            auth,
+            auth_limiter: Mutex::new(RateLimiter::new(
+                config.auth_rate_limit_per_minute,
+                config.max_tracked_clients,
+            )),
             product,
             limiter: Mutex::new(RateLimiter::new(
                 config.rate_limit_per_minute,
@@ -256,7 +269,11 @@ enum Route {
     OpenApi,
     LlmsTxt,
     Sites,
+    ResourceMetadata,
 }
+
+/// The RFC 9728 protected-resource metadata path.
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 impl Route {
     fn of(path: &str) -> Option<Route> {
@@ -266,6 +283,7 @@ impl Route {
             "/openapi.json" => Some(Route::OpenApi),
             "/llms.txt" => Some(Route::LlmsTxt),
             "/sites" => Some(Route::Sites),
+            RESOURCE_METADATA_PATH => Some(Route::ResourceMetadata),
             _ => None,
         }
     }
@@ -277,6 +295,7 @@ impl Route {
             Route::OpenApi => "/openapi.json",
             Route::LlmsTxt => "/llms.txt",
             Route::Sites => "/sites",
+            Route::ResourceMetadata => RESOURCE_METADATA_PATH,
         }
     }
 
@@ -285,7 +304,9 @@ impl Route {
         match self {
             Route::Ask => "GET, POST, OPTIONS",
             Route::Mcp => "POST, OPTIONS",
-            Route::OpenApi | Route::LlmsTxt | Route::Sites => "GET, OPTIONS",
+            Route::OpenApi | Route::LlmsTxt | Route::Sites | Route::ResourceMetadata => {
+                "GET, OPTIONS"
+            }
         }
     }
 }
@@ -307,6 +328,10 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
     let Some(route) = Route::of(path_of(req)) else {
         return not_found();
     };
+    // The metadata exists only when tokens are read.
+    if route == Route::ResourceMetadata && state.auth.mode() == crate::auth::Mode::Off {
+        return not_found();
+    }
     let method = req.method().as_str();
     let mut resp = if method == "OPTIONS" {
         Response::builder()
@@ -314,7 +339,7 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
             .header("access-control-allow-methods", route.methods())
             .header(
                 "access-control-allow-headers",
-                "content-type, accept, mcp-protocol-version, mcp-session-id",
+                "content-type, accept, authorization, mcp-protocol-version, mcp-session-id",
             )
             .header("access-control-max-age", "86400")
             .body(Body::Empty)
@@ -342,12 +367,14 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
     {
         h.insert("x-index", v);
     }
-    h.insert(
-        "ratelimit-policy",
-        format!("\"default\";q={};w=60", state.config.rate_limit_per_minute)
-            .parse()
-            .expect("header"),
-    );
+    if !h.contains_key("ratelimit-policy") {
+        h.insert(
+            "ratelimit-policy",
+            format!("\"default\";q={};w=60", state.config.rate_limit_per_minute)
+                .parse()
+                .expect("header"),
+        );
+    }
     let total = started.elapsed().as_secs_f64() * 1e3;
     if !h.contains_key("server-timing") {
         h.insert(
@@ -380,26 +407,105 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     }
     h.insert(
         "access-control-expose-headers",
-        "RateLimit, RateLimit-Policy, Retry-After, Server-Timing, ETag, X-Index"
+        "RateLimit, RateLimit-Policy, Retry-After, Server-Timing, ETag, X-Index, WWW-Authenticate"
             .parse()
             .expect("header"),
     );
 }
 
+/// Who is calling a protected route (`/ask`, `/mcp`), or the failure that
+/// refuses them.
+fn caller(state: &State, req: &Request, route: Route) -> Result<crate::auth::Caller, Failure> {
+    use crate::auth::{Caller, Denied};
+    if !matches!(route, Route::Ask | Route::Mcp) {
+        return Ok(Caller::Anonymous);
+    }
+    let header = req.headers().get("authorization").map(|v| v.as_bytes());
+    let resource_metadata = format!("{}{RESOURCE_METADATA_PATH}", api_base_url(req));
+    state.auth.check(header).map_err(|d| match d {
+        Denied::NoCredentials => Failure::Unauthorized {
+            error: None,
+            description: "this endpoint needs a bearer token (Authorization: Bearer <token>)"
+                .into(),
+            resource_metadata,
+        },
+        Denied::Invalid(error, description) => Failure::Unauthorized {
+            error: Some(error),
+            description,
+            resource_metadata,
+        },
+        Denied::InsufficientScope => Failure::Forbidden {
+            scope: state.auth.scope().to_string(),
+            resource_metadata,
+        },
+    })
+}
+
+/// The protected-resource metadata document (RFC 9728).
+fn resource_metadata(
+    state: &State,
+    req: &Request,
+) -> crate::protocol::response::ProtectedResourceMetadata {
+    crate::protocol::response::ProtectedResourceMetadata {
+        resource: api_base_url(req),
+        authorization_servers: state.auth.issuer().map(|i| vec![i.to_string()]),
+        scopes_supported: (!state.auth.scope().is_empty())
+            .then(|| vec![state.auth.scope().to_string()]),
+        bearer_methods_supported: vec!["header".into()],
+        resource_signing_alg_values_supported: vec!["RS256".into(), "ES256".into()],
+        resource_name: state.product.0.clone(),
+    }
+}
+
 /// Spends a token of the client's bucket, then answers the route (or 429).
+/// An authenticated caller spends from its subject's own bucket; a refused
+/// credential still costs the address a token.
 fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Response<Body> {
-    let key = ClientKey::from_ip(source_ip(req).as_deref());
+    let ip_key = ClientKey::from_ip(source_ip(req).as_deref());
+    let who = caller(state, req, route);
+    let (key, limiter, policy) = match &who {
+        Ok(crate::auth::Caller::Subject(sub)) => (
+            ClientKey::from_subject(sub),
+            &state.auth_limiter,
+            format!(
+                "\"subject\";q={};w=60",
+                state.config.auth_rate_limit_per_minute
+            ),
+        ),
+        _ => (
+            ip_key,
+            &state.limiter,
+            format!("\"default\";q={};w=60", state.config.rate_limit_per_minute),
+        ),
+    };
+    if let Err(f) = who {
+        let decision = {
+            let mut l = limiter.lock().unwrap_or_else(|p| p.into_inner());
+            l.check(key, (state.clock)())
+        };
+        let f = if decision.allowed {
+            f
+        } else {
+            Failure::RateLimited {
+                retry_after_secs: decision.retry_after_secs,
+            }
+        };
+        return match route {
+            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &f.headers()),
+            _ => failure_response(&f, None, &state.echo(None)),
+        };
+    }
     // An /ask request is parsed once, before the limiter: a 304 costs no
     // token, and the answer (or its failure) reuses the parse.
     let asked = (route == Route::Ask).then(|| AskedFor::read(state, req));
     if let Some(resp) = asked
         .as_ref()
-        .and_then(|a| not_modified(state, req, key, a))
+        .and_then(|a| not_modified(state, req, key, limiter, a))
     {
         return resp;
     }
     let decision = {
-        let mut limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
+        let mut limiter = limiter.lock().unwrap_or_else(|p| p.into_inner());
         limiter.check(key, (state.clock)())
     };
     let ratelimit = format!(
@@ -438,10 +544,14 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
                 )))
                 .expect("valid response"),
             Route::Sites => json_response(200, &state.sites()),
+            Route::ResourceMetadata => json_response(200, &resource_metadata(state, req)),
         }
     };
     resp.headers_mut()
         .insert("ratelimit", ratelimit.parse().expect("header"));
+    if let Ok(p) = policy.parse() {
+        resp.headers_mut().insert("ratelimit-policy", p);
+    }
     resp
 }
 
@@ -491,6 +601,7 @@ fn not_modified(
     state: &State,
     req: &Request,
     key: ClientKey,
+    limiter: &Mutex<RateLimiter>,
     asked: &AskedFor,
 ) -> Option<Response<Body>> {
     let tag = etag(asked.hash?);
@@ -503,7 +614,7 @@ fn not_modified(
         return None;
     }
     let decision = {
-        let limiter = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
+        let limiter = limiter.lock().unwrap_or_else(|p| p.into_inner());
         limiter.peek(key, (state.clock)())
     };
     let cache = get_cache_control(state).unwrap_or_else(|| "no-store".into());

@@ -8,10 +8,12 @@
 //! - [`summary`]: the extractive summarizer (sections in, cited sentences out);
 //! - [`mcp`]: the `/mcp` JSON-RPC exchange and the `ask` tool;
 //! - [`rate_limit`]: per-client token buckets;
+//! - [`auth`]: optional bearer-token (JWT) authentication;
 //! - [`handler`]: routing, CORS, limits, failures → HTTP responses.
 #![deny(missing_docs)]
 
 pub mod answer;
+pub mod auth;
 pub mod config;
 pub mod handler;
 pub mod mcp;

@@ -24,7 +24,25 @@ async fn main() -> Result<(), Error> {
     }
 
     let t = Instant::now();
-    let config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
+    let mut config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
+    if config.enabled
+        && config.auth != nlweb_ask::auth::Mode::Off
+        && let Some(url) = config.auth_jwks_url.clone()
+    {
+        let jwks = nlweb_ask::auth::fetch_jwks(&url).await.map_err(|e| {
+            tracing::error!("{e}");
+            e
+        })?;
+        config.auth_jwks = Some(jwks);
+    }
+    if config.enabled {
+        // A key set that does not parse fails the cold start, naming it.
+        nlweb_ask::auth::from_config(&config).map_err(|e| {
+            let e = format!("ask.auth: {e}");
+            tracing::error!("{e}");
+            e
+        })?;
+    }
     let state: &'static State = if config.enabled {
         let (index, timings) = source::open(&config.index, config.s3_force_path_style)
             .await

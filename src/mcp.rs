@@ -61,6 +61,7 @@ pub fn failure_reply(f: &crate::protocol::Failure, echo: &Echo) -> Reply {
     use crate::protocol::FailureCode;
     let rpc_code = match f.code() {
         FailureCode::RateLimited => code::RATE_LIMITED,
+        FailureCode::Unauthorized | FailureCode::Forbidden => code::UNAUTHORIZED,
         FailureCode::InternalError => code::INTERNAL_ERROR,
         _ => code::INVALID_REQUEST,
     };

@@ -19,9 +19,16 @@ pub enum ClientKey {
     V6Prefix(u64),
     /// No address in the request context (local tools).
     Unknown,
+    /// An authenticated caller: a hash of its token's subject.
+    Subject(u64),
 }
 
 impl ClientKey {
+    /// The key of a token subject.
+    pub fn from_subject(sub: &str) -> ClientKey {
+        ClientKey::Subject(ask_index::index::fnv1a64(sub.as_bytes(), 0x5ab))
+    }
+
     /// The key for an address as written in a request context.
     pub fn from_ip(ip: Option<&str>) -> ClientKey {
         match ip.and_then(|s| s.trim().parse::<IpAddr>().ok()) {

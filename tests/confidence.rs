@@ -129,8 +129,9 @@ fn cant_answer_precision_and_recall() {
     assert!(p >= PRECISION_FLOOR && r >= RECALL_FLOOR, "{report}");
 }
 
-/// Today's figures over all sets (precision 0.82, recall 0.73 at 0.5,
-/// 2026-12-03), less 0.05.
+/// Today's figures over all sets (precision 0.82, recall 0.75 at 0.55,
+/// 2026-12-03; they were 0.82 and 0.73 at 0.5 before the field weights
+/// changed), less about 0.05.
 const PRECISION_FLOOR: f64 = 0.77;
 const RECALL_FLOOR: f64 = 0.68;
 

@@ -319,7 +319,13 @@ fn corpus() -> &'static [(String, Reply)] {
         files.retain(|f| {
             let e = event_json(f);
             let path = e["rawPath"].as_str().or(e["path"].as_str()).unwrap_or("");
-            !["/mcp", "/sites", "/openapi.json", "/llms.txt"]
+            ![
+                "/mcp",
+                "/sites",
+                "/openapi.json",
+                "/llms.txt",
+                "/.well-known/oauth-protected-resource",
+            ]
                 .iter()
                 .any(|r| path.ends_with(r))
         });

@@ -208,7 +208,9 @@ fn run_client(script: &str, args: &[String], expect: &str) {
 
 #[test]
 fn every_saved_event_works_with_cargo_lambda_invoke() {
-    let (_emu, _ask, port) = serve_docs("events", &[]);
+    let env = docs::events_env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (_emu, _ask, port) = serve_docs("events", &env);
     let mut responses = String::new();
     for (file, status, ..) in support::event_table::expectations() {
         let out = Command::new("cargo")

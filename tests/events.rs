@@ -15,10 +15,11 @@ use support::event_table::expectations;
 use support::sse;
 
 fn state(enabled: bool) -> State {
+    let extra = support::docs::events_env();
     let env = move |k: &str| match k {
         "ASK_ENABLED" => Some(enabled.to_string()),
         "ASK_INDEX" => Some("unused-in-tests.idx".into()),
-        _ => None,
+        _ => extra.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()),
     };
     let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
     State::with_clock(config, docs_index(), Box::new(|| 0.0))
@@ -84,6 +85,15 @@ fn replays_every_saved_event() {
                 match &code {
                     Some(code) => {
                         assert_eq!(doc["_meta"]["response_type"], "failure", "{file}");
+                        if status == 401 || status == 403 {
+                            let challenge = header(&resp, "www-authenticate").unwrap_or("");
+                            assert!(
+                                challenge.starts_with("Bearer resource_metadata=\"https://")
+                                    && challenge
+                                        .contains("/.well-known/oauth-protected-resource\""),
+                                "{file}: {challenge}"
+                            );
+                        }
                         assert_eq!(doc["error"]["code"], code.as_str(), "{file}");
                         assert!(
                             doc["error"]["message"]
@@ -139,6 +149,17 @@ fn replays_every_saved_event() {
                     serde_json::from_str(&body_text(&resp)).unwrap();
                 assert_eq!(doc.sites, vec!["docs".to_string()], "{file}");
                 assert!(doc.details[0].pages > 0 && doc.details[0].sections > 0);
+            }
+            "JSON (OAuth metadata)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                assert!(
+                    doc["resource"]
+                        .as_str()
+                        .is_some_and(|r| r.starts_with("https://"))
+                );
+                assert_eq!(doc["authorization_servers"][0], "https://auth.example.com/");
+                assert_eq!(doc["scopes_supported"][0], "docs:read");
             }
             "JSON (OpenAPI)" => {
                 assert_eq!(ct, "application/json", "{file}");

@@ -25,6 +25,11 @@ pub enum FailureCode {
     MethodNotAllowed,
     /// The client's token bucket is empty.
     RateLimited,
+    /// No credentials where they are required, or credentials that do not
+    /// check out (`ask.auth`).
+    Unauthorized,
+    /// Valid credentials without the required scope.
+    Forbidden,
     /// A bug: never a panic or an invocation error.
     InternalError,
 }
@@ -37,6 +42,8 @@ impl FailureCode {
             | FailureCode::UnsupportedMode
             | FailureCode::UnsupportedFormat => 200,
             FailureCode::InvalidQuery | FailureCode::InvalidRequest => 400,
+            FailureCode::Unauthorized => 401,
+            FailureCode::Forbidden => 403,
             FailureCode::MethodNotAllowed => 405,
             FailureCode::PayloadTooLarge => 413,
             FailureCode::RateLimited => 429,
@@ -55,12 +62,14 @@ impl FailureCode {
             FailureCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             FailureCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             FailureCode::RateLimited => "RATE_LIMITED",
+            FailureCode::Unauthorized => "UNAUTHORIZED",
+            FailureCode::Forbidden => "FORBIDDEN",
             FailureCode::InternalError => "INTERNAL_ERROR",
         }
     }
 
     /// Every code, for tests and schemas.
-    pub const ALL: [FailureCode; 9] = [
+    pub const ALL: [FailureCode; 11] = [
         FailureCode::NoResults,
         FailureCode::UnsupportedMode,
         FailureCode::UnsupportedFormat,
@@ -69,6 +78,8 @@ impl FailureCode {
         FailureCode::PayloadTooLarge,
         FailureCode::MethodNotAllowed,
         FailureCode::RateLimited,
+        FailureCode::Unauthorized,
+        FailureCode::Forbidden,
         FailureCode::InternalError,
     ];
 }
@@ -129,6 +140,26 @@ pub enum Failure {
         /// Seconds until a token is back.
         retry_after_secs: u32,
     },
+    /// No credentials where they are required, or credentials that do not
+    /// check out: never answered as anonymous.
+    #[error("{description}")]
+    Unauthorized {
+        /// RFC 6750 `error` (`invalid_token`, `invalid_request`), none when
+        /// no credentials were sent.
+        error: Option<&'static str>,
+        /// What is wrong, for the client's developer.
+        description: String,
+        /// The protected-resource metadata URL (RFC 9728).
+        resource_metadata: String,
+    },
+    /// Valid credentials without the scope this endpoint requires.
+    #[error("the token lacks the scope {scope:?}")]
+    Forbidden {
+        /// The scope required.
+        scope: String,
+        /// The protected-resource metadata URL (RFC 9728).
+        resource_metadata: String,
+    },
     /// A bug (a panic caught while answering).
     #[error("the endpoint hit a bug; please retry or report it")]
     InternalError,
@@ -146,6 +177,8 @@ impl Failure {
             Failure::PayloadTooLarge { .. } => FailureCode::PayloadTooLarge,
             Failure::MethodNotAllowed { .. } => FailureCode::MethodNotAllowed,
             Failure::RateLimited { .. } => FailureCode::RateLimited,
+            Failure::Unauthorized { .. } => FailureCode::Unauthorized,
+            Failure::Forbidden { .. } => FailureCode::Forbidden,
             Failure::InternalError => FailureCode::InternalError,
         }
     }
@@ -163,6 +196,29 @@ impl Failure {
                 vec![("retry-after", retry_after_secs.to_string())]
             }
             Failure::MethodNotAllowed { allow, .. } => vec![("allow", allow.to_string())],
+            Failure::Unauthorized {
+                error,
+                description,
+                resource_metadata,
+            } => {
+                let mut v = format!("Bearer resource_metadata=\"{resource_metadata}\"");
+                if let Some(e) = error {
+                    v.push_str(&format!(
+                        ", error=\"{e}\", error_description=\"{}\"",
+                        description.replace(['"', '\\'], "'")
+                    ));
+                }
+                vec![("www-authenticate", v)]
+            }
+            Failure::Forbidden {
+                scope,
+                resource_metadata,
+            } => vec![(
+                "www-authenticate",
+                format!(
+                    "Bearer resource_metadata=\"{resource_metadata}\", error=\"insufficient_scope\", scope=\"{scope}\""
+                ),
+            )],
             _ => Vec::new(),
         }
     }
@@ -188,6 +244,8 @@ mod tests {
             ("PAYLOAD_TOO_LARGE", 413),
             ("METHOD_NOT_ALLOWED", 405),
             ("RATE_LIMITED", 429),
+            ("UNAUTHORIZED", 401),
+            ("FORBIDDEN", 403),
             ("INTERNAL_ERROR", 500),
         ];
         assert_eq!(table.len(), FailureCode::ALL.len());

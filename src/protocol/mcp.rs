@@ -138,6 +138,8 @@ pub mod code {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// Too many requests (server-defined range).
     pub const RATE_LIMITED: i32 = -32000;
+    /// Missing, invalid or insufficient credentials (server-defined range).
+    pub const UNAUTHORIZED: i32 = -32001;
 }
 
 /// A response to one request.

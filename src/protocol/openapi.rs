@@ -72,6 +72,11 @@ fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
     ])
 }
 
+/// Anonymous, or a bearer token (which `ask.auth` makes required or not).
+fn optional_bearer() -> Value {
+    Value::Array(vec![obj(&[]), obj(&[("bearer", Value::Array(vec![]))])])
+}
+
 /// GET `/ask`'s responses: those of POST, and 304.
 fn with_not_modified(mut responses: Value) -> Value {
     if let Some(o) = responses.as_object_mut() {
@@ -130,6 +135,7 @@ pub fn document() -> Value {
     let mcp_message = g.of::<Message>();
     let mcp_response = g.of::<McpResponse>();
     let sites = g.of::<SitesDocument>();
+    let resource_metadata = g.of::<super::response::ProtectedResourceMetadata>();
 
     // GET parameters, one per member of UrlParams.
     let params_schema = super::mcp::inline_schema::<UrlParams>();
@@ -214,6 +220,22 @@ pub fn document() -> Value {
             "429",
             json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
         ),
+        (
+            "401",
+            json(
+                "UNAUTHORIZED (ask.auth on): no token where one is required, or a token that does not check out",
+                failure.clone(),
+                &["WWW-Authenticate"],
+            ),
+        ),
+        (
+            "403",
+            json(
+                "FORBIDDEN (ask.auth on): a valid token without the required scope",
+                failure.clone(),
+                &["WWW-Authenticate"],
+            ),
+        ),
         ("500", json("INTERNAL_ERROR", failure.clone(), &[])),
     ]);
 
@@ -252,6 +274,7 @@ pub fn document() -> Value {
                     "get",
                     obj(&[
                         ("operationId", s("askGet")),
+                        ("security", optional_bearer()),
                         ("summary", s("Ask a question (URL parameters)")),
                         ("parameters", Value::Array(parameters.clone())),
                         ("responses", with_not_modified(ask_responses.clone())),
@@ -261,6 +284,7 @@ pub fn document() -> Value {
                     "post",
                     obj(&[
                         ("operationId", s("askPost")),
+                        ("security", optional_bearer()),
                         (
                             "summary",
                             s(
@@ -288,6 +312,7 @@ pub fn document() -> Value {
                     "post",
                     obj(&[
                         ("operationId", s("mcp")),
+                        ("security", optional_bearer()),
                         (
                             "summary",
                             s(
@@ -360,8 +385,24 @@ pub fn document() -> Value {
                                     "429",
                                     json(
                                         "Rate limited (JSON-RPC error -32000 with the failure document in data)",
-                                        mcp_response,
+                                        mcp_response.clone(),
                                         &["Retry-After"],
+                                    ),
+                                ),
+                                (
+                                    "401",
+                                    json(
+                                        "ask.auth on: no or bad token (JSON-RPC error -32001 with the UNAUTHORIZED document in data)",
+                                        mcp_response.clone(),
+                                        &["WWW-Authenticate"],
+                                    ),
+                                ),
+                                (
+                                    "403",
+                                    json(
+                                        "ask.auth on: token without the scope (JSON-RPC error -32001 with the FORBIDDEN document in data)",
+                                        mcp_response,
+                                        &["WWW-Authenticate"],
                                     ),
                                 ),
                             ]),
@@ -397,6 +438,13 @@ pub fn document() -> Value {
         (
             "/sites",
             get_only("The site this index serves", json("Sites", sites, &[])),
+        ),
+        (
+            "/.well-known/oauth-protected-resource",
+            get_only(
+                "RFC 9728 protected-resource metadata: the issuer and scope of the tokens /ask and /mcp take (404 while ask.auth is off)",
+                json("Protected-resource metadata", resource_metadata, &[]),
+            ),
         ),
     ]);
 
@@ -448,6 +496,14 @@ pub fn document() -> Value {
             ),
         ),
         (
+            "WWW-Authenticate",
+            header(
+                "The bearer challenge of a 401 or 403 (RFC 6750), with the protected-resource metadata URL (RFC 9728)",
+                "Bearer resource_metadata=\"https://api.example.com/.well-known/oauth-protected-resource\", error=\"invalid_token\"",
+                "string",
+            ),
+        ),
+        (
             "X-Index",
             header(
                 "The index that answered: its build id and build time",
@@ -475,7 +531,27 @@ pub fn document() -> Value {
         ("paths", paths),
         (
             "components",
-            obj(&[("schemas", Value::Object(schemas)), ("headers", headers)]),
+            obj(&[
+                ("schemas", Value::Object(schemas)),
+                ("headers", headers),
+                (
+                    "securitySchemes",
+                    obj(&[(
+                        "bearer",
+                        obj(&[
+                            ("type", s("http")),
+                            ("scheme", s("bearer")),
+                            ("bearerFormat", s("JWT")),
+                            (
+                                "description",
+                                s(
+                                    "With ask.auth optional or required: an RS256 or ES256 JWT from the configured issuer, with the configured audience and scope",
+                                ),
+                            ),
+                        ]),
+                    )]),
+                ),
+            ]),
         ),
     ])
 }

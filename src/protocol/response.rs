@@ -643,3 +643,24 @@ impl SitesDocument {
         }
     }
 }
+
+/// `GET /.well-known/oauth-protected-resource` (RFC 9728), served when
+/// `ask.auth` is on: where to get a token for `/ask` and `/mcp`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProtectedResourceMetadata {
+    /// The protected resource: this API's base URL.
+    pub resource: String,
+    /// The issuer that tokens come from (`ask.auth_issuer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_servers: Option<Vec<String>>,
+    /// The scope a token must carry (`ask.auth_scope`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes_supported: Option<Vec<String>>,
+    /// Always `["header"]`: `Authorization: Bearer`.
+    pub bearer_methods_supported: Vec<String>,
+    /// `RS256` and `ES256`.
+    pub resource_signing_alg_values_supported: Vec<String>,
+    /// The product's name.
+    pub resource_name: String,
+}

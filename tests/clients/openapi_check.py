@@ -45,7 +45,10 @@ for line in open(responses_path):
     event = json.load(open(f"{events_dir}/{row['event']}"))
     resp = row["response"]
     path, method = route(event)
-    path = "/" + path.rstrip("/").split("/")[-1]
+    full = path.rstrip("/")
+    # The route without a stage prefix: the whole path if the API has it
+    # (/.well-known/...), else its last segment (/Prod/ask -> /ask).
+    path = full if full in spec["paths"] else "/" + full.split("/")[-1]
     status = str(resp["statusCode"])
     headers = {k.lower(): v for k, v in (resp.get("headers") or {}).items()}
     for k, v in (resp.get("multiValueHeaders") or {}).items():

@@ -41,3 +41,20 @@ pub fn docs_index() -> ask_index::Index {
 pub fn docs_index_bytes() -> Vec<u8> {
     ask_index::encode(&docs_index()).unwrap()
 }
+
+/// The settings the saved events are replayed under besides enabling:
+/// `ask.auth: optional` with the test key set of `tests/data/auth/`, so
+/// the events without credentials answer as anonymous and the auth events
+/// get their 401 and 403 (see events/README.md).
+pub fn events_env() -> Vec<(&'static str, String)> {
+    let jwks = std::fs::read_to_string(repo().join("tests/data/auth/jwks.json")).unwrap();
+    vec![
+        ("ASK_AUTH", "optional".to_string()),
+        ("ASK_AUTH_JWKS", jwks.trim().to_string()),
+        ("ASK_AUTH_ISSUER", "https://auth.example.com/".to_string()),
+        (
+            "ASK_AUTH_AUDIENCE",
+            "https://nlweb-ask.example.com".to_string(),
+        ),
+    ]
+}
