@@ -325,6 +325,14 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
     if !state.config.enabled {
         return not_found();
     }
+    if req.headers().contains_key(crate::event::UNREADABLE) {
+        let f = Failure::InvalidRequest(
+            "the request's Host, X-Forwarded-Proto or query string cannot be read as a URL".into(),
+        );
+        let mut resp = failure_response(&f, None, &state.echo(None));
+        add_cors(state, req, &mut resp);
+        return resp;
+    }
     let Some(route) = Route::of(path_of(req)) else {
         return not_found();
     };

@@ -1,5 +1,6 @@
 //! The `ask` Lambda: an NLWeb 0.55 `/ask` endpoint over a prebuilt index.
 //!
+//! - [`event`]: events `lambda_http` would panic on, made readable;
 //! - [`config`]: settings from `common/global_config.yaml` and `ASK_*`;
 //! - [`source`]: loading the index (S3 or file, through `ask_store`) at cold start;
 //! - [`protocol`]: request shapes, failures, response documents, SSE framing, MCP
@@ -15,6 +16,7 @@
 pub mod answer;
 pub mod auth;
 pub mod config;
+pub mod event;
 pub mod handler;
 pub mod mcp;
 pub mod protocol;

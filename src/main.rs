@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use lambda_http::{Body, Error, Request, Response, service_fn};
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::event::SafeEvents;
 use nlweb_ask::handler::{self, State};
 use nlweb_ask::source;
 
@@ -77,8 +78,9 @@ async fn main() -> Result<(), Error> {
         )?;
         Box::leak(Box::new(State::new(config, empty)))
     };
-    lambda_http::run(service_fn(move |req: Request| async move {
+    // lambda_http::run, with each event made readable first (see event.rs).
+    let service = service_fn(move |req: Request| async move {
         Ok::<Response<Body>, Error>(handler::respond(state, &req))
-    }))
-    .await
+    });
+    lambda_http::lambda_runtime::run(SafeEvents(lambda_http::Adapter::from(service))).await
 }
