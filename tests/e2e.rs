@@ -280,3 +280,63 @@ fn the_reference_models_accept_every_answer() {
         " 0 errors",
     );
 }
+
+/// A bounded loopback load test of the release binary under the emulator:
+/// 2,000 GET /ask from 8 client threads (questions varied, no cache), the
+/// limiter set out of the way. Every answer must be a 200; the figures are
+/// printed, not asserted (a timing assertion would be flaky).
+#[test]
+fn load_on_loopback_gets_only_answers() {
+    let (_emu, _ask, port) = serve_docs("load", &[("ASK_RATE_LIMIT_PER_MINUTE", "10000000")]);
+    let questions = [
+        "how+do+I+configure+the+rate+limit",
+        "deploy+with+sam",
+        "what+is+the+index+format",
+        "stream+answers+with+server-sent+events",
+        "typo+tolerance",
+        "mcp+server+tools",
+        "cold+start+error",
+        "build+the+index+from+mdx",
+    ];
+    let started = std::time::Instant::now();
+    let results: Vec<(u16, f64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let q = questions[t];
+                scope.spawn(move || {
+                    (0..250)
+                        .map(|i| {
+                            let t0 = std::time::Instant::now();
+                            let r = get(
+                                port,
+                                &format!("/ask?query={q}+{i}&streaming=false&mode=list"),
+                                &[],
+                            );
+                            (r.status, t0.elapsed().as_secs_f64() * 1e3)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let secs = started.elapsed().as_secs_f64();
+    let mut ms: Vec<f64> = results.iter().map(|r| r.1).collect();
+    ms.sort_by(f64::total_cmp);
+    let pct = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+    let bad: Vec<u16> = results.iter().map(|r| r.0).filter(|s| *s != 200).collect();
+    println!(
+        "load: {} requests, 8 clients, {:.1} s, {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms, {} not 200",
+        results.len(),
+        secs,
+        results.len() as f64 / secs,
+        pct(0.5),
+        pct(0.99),
+        bad.len()
+    );
+    assert_eq!(results.len(), 2000);
+    assert!(bad.is_empty(), "{bad:?}");
+}
