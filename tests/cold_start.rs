@@ -4,6 +4,10 @@
 //! run; the index is read before the runtime loop, so it exits.
 
 mod support;
+// Only this test binary runs the proxy (build-index's tests share
+// tests/support without socket2).
+#[path = "support/faults.rs"]
+mod faults;
 
 use std::process::Command;
 
@@ -74,4 +78,94 @@ fn a_missing_file_or_unset_index_fails_the_cold_start() {
     let (ok, out) = cold_start(&[("ASK_INDEX", String::new())]);
     assert!(!ok);
     assert!(out.contains("ASK_INDEX is not set"), "{out}");
+}
+
+/// S3 faults at cold start, through a fault-injecting proxy in front of
+/// moto: each ends in a loaded index or an error naming the cause, well
+/// inside Lambda's 10-second init limit.
+#[test]
+fn s3_faults_at_cold_start_end_fast_with_a_named_cause() {
+    use faults::Fault;
+    let s3 = moto::Moto::start();
+    s3.create_bucket("ask-faults");
+    let bytes = docs::docs_index_bytes();
+    s3.put("ask-faults", "docs.idx", &bytes);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let mut table =
+        String::from("| fault | outcome | seconds | connections |\n|---|---|---|---|\n");
+    for (name, fault, loads, says) in [
+        ("none", Some(Fault::None), true, "index loaded"),
+        (
+            "connection refused",
+            None,
+            false,
+            "cannot fetch index s3://ask-faults/docs.idx",
+        ),
+        (
+            "reset mid-body",
+            Some(Fault::ResetAfter(4096)),
+            false,
+            "cannot fetch index s3://ask-faults/docs.idx",
+        ),
+        (
+            "stall (no bytes)",
+            Some(Fault::Stall),
+            false,
+            "cannot fetch index",
+        ),
+        (
+            "503 SlowDown twice, then success",
+            Some(Fault::SlowDownFirst(2)),
+            true,
+            "index loaded",
+        ),
+        (
+            "403 wrong credentials",
+            Some(Fault::Forbidden),
+            false,
+            "InvalidAccessKeyId",
+        ),
+    ] {
+        let (port, proxy) = match fault {
+            Some(f) => {
+                let p = faults::start(s3.port, f);
+                (p.port, Some(p))
+            }
+            None => (refused_port, None),
+        };
+        let mut env = s3.env();
+        env.retain(|(k, _)| *k != "AWS_ENDPOINT_URL_S3");
+        env.push(("AWS_ENDPOINT_URL_S3", format!("http://127.0.0.1:{port}")));
+        env.push(("ASK_INDEX", "s3://ask-faults/docs.idx".into()));
+        let started = std::time::Instant::now();
+        let (_, out) = cold_start(&env);
+        let secs = started.elapsed().as_secs_f64();
+        let loaded = out.contains("index loaded");
+        let connections = proxy
+            .map(|p| p.connections.load(std::sync::atomic::Ordering::SeqCst))
+            .unwrap_or(0);
+        let outcome = if loaded {
+            "index loaded".to_string()
+        } else {
+            out.lines()
+                .find(|l| l.contains("cannot fetch"))
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(160)
+                .collect()
+        };
+        table.push_str(&format!(
+            "| {name} | {outcome} | {secs:.2} | {connections} |\n"
+        ));
+        assert_eq!(loaded, loads, "{name}: {out}");
+        assert!(out.contains(says), "{name}: {out}");
+        if !loads {
+            assert!(out.contains("build-index --upload"), "{name}: {out}");
+        }
+        assert!(secs < 9.0, "{name}: {secs:.2} s");
+    }
+    eprintln!("{table}");
 }

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use bytes::Bytes;
 
@@ -158,8 +159,40 @@ pub async fn s3_client(force_path_style: bool) -> aws_sdk_s3::Client {
     aws_sdk_s3::Client::from_conf(
         aws_sdk_s3::config::Builder::from(&conf)
             .force_path_style(force_path_style)
+            .timeout_config(timeouts())
+            .retry_config(retries())
             .build(),
     )
+}
+
+/// Connect within 1 s, first byte within 2 s, each attempt within 3 s, the
+/// whole operation within 8 s: a cold start that cannot reach S3 fails well
+/// inside Lambda's 10-second init limit, naming the cause.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// See [`CONNECT_TIMEOUT`].
+pub const READ_TIMEOUT: Duration = Duration::from_secs(2);
+/// See [`CONNECT_TIMEOUT`].
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(3);
+/// See [`CONNECT_TIMEOUT`]; [`S3`]'s fetch holds the body read to it too.
+pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(8);
+/// Attempts of one request (the SDK's standard retries: throttling and
+/// transient errors, with jittered backoff from 100 ms up to 1 s).
+pub const MAX_ATTEMPTS: u32 = 3;
+
+fn timeouts() -> aws_sdk_s3::config::timeout::TimeoutConfig {
+    aws_sdk_s3::config::timeout::TimeoutConfig::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .operation_attempt_timeout(ATTEMPT_TIMEOUT)
+        .operation_timeout(OPERATION_TIMEOUT)
+        .build()
+}
+
+fn retries() -> aws_sdk_s3::config::retry::RetryConfig {
+    aws_sdk_s3::config::retry::RetryConfig::standard()
+        .with_max_attempts(MAX_ATTEMPTS)
+        .with_initial_backoff(Duration::from_millis(100))
+        .with_max_backoff(Duration::from_secs(1))
 }
 
 fn s3_error<E>(op: &'static str, bucket: &str, key: &str, e: E) -> Error
@@ -208,20 +241,37 @@ impl IndexSource for S3 {
     }
 
     async fn fetch(&self) -> Result<Bytes> {
-        let obj = self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(&self.key)
-            .send()
+        let get = async {
+            let obj = self
+                .client
+                .get_object()
+                .bucket(&self.bucket)
+                .key(&self.key)
+                .send()
+                .await
+                .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?;
+            Ok(obj
+                .body
+                .collect()
+                .await
+                .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
+                .into_bytes())
+        };
+        // The SDK's operation timeout ends at the response headers; a body
+        // that stalls is held to the same deadline here.
+        tokio::time::timeout(OPERATION_TIMEOUT, get)
             .await
-            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?;
-        Ok(obj
-            .body
-            .collect()
-            .await
-            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
-            .into_bytes())
+            .unwrap_or_else(|_| {
+                Err(Error::S3 {
+                    op: "GetObject",
+                    bucket: self.bucket.clone(),
+                    key: self.key.clone(),
+                    message: format!(
+                        "no complete answer within {} s (stalled connection?)",
+                        OPERATION_TIMEOUT.as_secs()
+                    ),
+                })
+            })
     }
 }
 
