@@ -13,7 +13,7 @@ bench_stamp="$BENCH_VENV/.requirements-bench.sha256"
 bench_want="$(sha256sum "$BENCH_REQUIREMENTS" | cut -d' ' -f1)"
 if [ ! -x "$BENCH_VENV/bin/python" ] || [ "$(cat "$bench_stamp" 2>/dev/null)" != "$bench_want" ]; then
   python3 -m venv "$BENCH_VENV"
-  "$BENCH_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$BENCH_REQUIREMENTS"
+  "$BENCH_VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$BENCH_REQUIREMENTS"
   echo "$bench_want" > "$bench_stamp"
 fi
 export BENCH_PYTHON="$BENCH_VENV/bin/python"

@@ -15,8 +15,33 @@ done
 [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || need=1
 if [ "$need" = 1 ]; then
   python3 -m venv "$ASK_TOOLS"
-  "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$requirements"
   echo "$want" > "$stamp"
 fi
 export PATH="$ASK_TOOLS/bin:$PATH"
 export MOTO_SERVER="$ASK_TOOLS/bin/moto_server"
+
+# The Rust toolchain of rust-toolchain.toml: these machines cannot download
+# one, so the machine's stable must be that version; it is linked under the
+# pinned name so that rustup resolves the file without fetching.
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rust_want="$(sed -n 's/^channel = "\(.*\)"/\1/p' "$repo_root/rust-toolchain.toml")"
+if ! rustup toolchain list | grep -q "^$rust_want-"; then
+  rust_have="$(RUSTUP_TOOLCHAIN=stable rustc --version | cut -d' ' -f2)"
+  if [ "$rust_have" != "$rust_want" ]; then
+    echo "prereqs: rust-toolchain.toml pins Rust $rust_want; this machine's stable is $rust_have" >&2
+    exit 1
+  fi
+  rust_host="$(RUSTUP_TOOLCHAIN=stable rustc -vV | sed -n 's/^host: //p')"
+  ln -sfn "$(RUSTUP_TOOLCHAIN=stable rustc --print sysroot)" \
+    "${RUSTUP_HOME:-$HOME/.rustup}/toolchains/$rust_want-$rust_host"
+fi
+
+# Cargo tools, at exact versions, built from crates.io once per machine.
+ASK_CARGO_TOOLS="${ASK_CARGO_TOOLS:-$HOME/.cache/nlweb-ask/cargo-tools}"
+CARGO_DENY_VERSION=0.20.2
+if [ "$("$ASK_CARGO_TOOLS/bin/cargo-deny" --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
+  CARGO_TARGET_DIR="$HOME/.cache/nlweb-ask/cargo-tools-target" \
+    cargo install --quiet --locked cargo-deny --version "$CARGO_DENY_VERSION" --root "$ASK_CARGO_TOOLS"
+fi
+export PATH="$ASK_CARGO_TOOLS/bin:$PATH"
