@@ -13,8 +13,10 @@
 //!   on the first letter counts as two, so "night" never becomes "right";
 //! - identifiers (`createMDX`, `rate_limit_per_minute`), numbers and words
 //!   with digits are never corrected;
-//! - among the docs' words within reach, the fewest typos win, then the
-//!   word whose term is in the most sections, then the alphabetically first.
+//! - among the docs' words within reach, the fewest typos win, then a word
+//!   longer than the typed one (a left-out letter is the commonest slip),
+//!   then the word whose term is in the most sections, then the
+//!   alphabetically first.
 //!
 //! The docs' words are collected at build time ([`WordSet`]): lower-case
 //! ASCII words of [`ONE_TYPO_FROM`] to [`MAX_WORD`] letters that are not
@@ -177,7 +179,7 @@ impl Index {
         let n = d.word_end.len();
         let lo = d.words_before(n, |w| w.len() < word.len() - max);
         let hi = d.words_before(n, |w| w.len() <= word.len() + max);
-        let mut best: Option<(usize, u32, &str)> = None;
+        let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let mask = letters(word);
         for i in lo..hi {
             // Each typo changes at most two of the letters a word contains:
@@ -189,22 +191,22 @@ impl Index {
             let Some(d) = typos(word.as_bytes(), w.as_bytes(), max) else {
                 continue;
             };
-            if best.is_some_and(|(bd, _, _)| d > bd) {
+            if best.is_some_and(|(bd, ..)| d > bd) {
                 continue;
             }
             let df = analyzer.analyze(w).first().map_or(0, |t| self.doc_freq(t));
             if df == 0 {
                 continue;
             }
-            let better = match best {
-                None => true,
-                Some((bd, bdf, bw)) => d < bd || df > bdf || (df == bdf && w < bw),
-            };
-            if better {
-                best = Some((d, df, w));
+            // Fewest typos; then a word one letter longer than the typed one
+            // (a letter left out is the commonest slip: "workr" is "worker"
+            // before "works"); then the most sections; then the first.
+            let key = (d, w.len() <= word.len(), std::cmp::Reverse(df), w);
+            if best.as_ref().is_none_or(|b| key < *b) {
+                best = Some(key);
             }
         }
-        best.map(|(_, _, w)| w.to_string())
+        best.map(|(_, _, _, w)| w.to_string())
     }
 
     /// `query` with each word the index does not contain replaced by the
