@@ -53,7 +53,7 @@ def main():
         else:
             args = [bi, "--corpus", os.path.join(CORPORA, name), "--out", out]
         line = sh(args).stdout.strip()
-        m = re.search(r"built (\d+) pages, (\d+) sections, (\d+) terms, (\d+) postings, (\d+) bytes in ([\d.]+) s", line)
+        m = re.search(r"built (\d+) pages(?: \([^)]*\))?, (\d+) sections, (\d+) terms, (\d+) postings, (\d+) bytes in ([\d.]+) s", line)
         builds[name] = dict(zip(["pages", "sections", "terms", "postings", "bytes", "seconds"],
                                 [float(x) for x in m.groups()]), path=out)
 

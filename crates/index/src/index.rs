@@ -134,13 +134,14 @@ pub struct BuildOptions {
 }
 
 /// A built, searchable index.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Index {
     /// Build metadata (the header).
     pub meta: BuildMeta,
     pub(crate) data: IndexData,
-    /// Per typo-vocabulary word: the set of its letters (derived at load).
-    pub(crate) word_letters: Vec<u32>,
+    /// Per typo-vocabulary word: the set of its letters, derived on the
+    /// first typo lookup (not at load: cold start does not pay for it).
+    pub(crate) word_letters: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// The payload: flat arrays only.
@@ -456,15 +457,19 @@ pub fn rfc3339(unix: u64) -> Result<String> {
         .ok_or(Error::BuiltAt(unix))
 }
 
+/// Equal when the header and payload are: derived state does not count.
+impl PartialEq for Index {
+    fn eq(&self, other: &Index) -> bool {
+        self.meta == other.meta && self.data == other.data
+    }
+}
+
 impl Index {
     pub(crate) fn new(meta: BuildMeta, data: IndexData) -> Index {
-        let word_letters = (0..data.word_end.len())
-            .map(|i| crate::typo::letters(data.word(i)))
-            .collect();
         Index {
             meta,
             data,
-            word_letters,
+            word_letters: std::sync::OnceLock::new(),
         }
     }
 

@@ -181,10 +181,13 @@ impl Index {
         let hi = d.words_before(n, |w| w.len() <= word.len() + max);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let mask = letters(word);
-        for i in lo..hi {
+        let masks = self
+            .word_letters
+            .get_or_init(|| (0..d.word_end.len()).map(|i| letters(d.word(i))).collect());
+        for (i, m) in masks.iter().enumerate().take(hi).skip(lo) {
             // Each typo changes at most two of the letters a word contains:
             // one comparison refuses nearly every word.
-            if (self.word_letters[i] ^ mask).count_ones() as usize > 2 * max {
+            if (m ^ mask).count_ones() as usize > 2 * max {
                 continue;
             }
             let w = d.word(i);
