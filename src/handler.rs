@@ -270,7 +270,11 @@ enum Route {
     LlmsTxt,
     Sites,
     ResourceMetadata,
+    Widget,
 }
+
+/// The embeddable `<nlweb-ask>` web component (widget/nlweb-ask.js).
+pub const WIDGET_JS: &str = include_str!("../widget/nlweb-ask.js");
 
 /// The RFC 9728 protected-resource metadata path.
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -284,6 +288,7 @@ impl Route {
             "/llms.txt" => Some(Route::LlmsTxt),
             "/sites" => Some(Route::Sites),
             RESOURCE_METADATA_PATH => Some(Route::ResourceMetadata),
+            "/ask/widget.js" => Some(Route::Widget),
             _ => None,
         }
     }
@@ -296,6 +301,7 @@ impl Route {
             Route::LlmsTxt => "/llms.txt",
             Route::Sites => "/sites",
             Route::ResourceMetadata => RESOURCE_METADATA_PATH,
+            Route::Widget => "/ask/widget.js",
         }
     }
 
@@ -304,9 +310,11 @@ impl Route {
         match self {
             Route::Ask => "GET, POST, OPTIONS",
             Route::Mcp => "POST, OPTIONS",
-            Route::OpenApi | Route::LlmsTxt | Route::Sites | Route::ResourceMetadata => {
-                "GET, OPTIONS"
-            }
+            Route::OpenApi
+            | Route::LlmsTxt
+            | Route::Sites
+            | Route::ResourceMetadata
+            | Route::Widget => "GET, OPTIONS",
         }
     }
 }
@@ -351,6 +359,14 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
             )
             .header("access-control-max-age", "86400")
             .body(Body::Empty)
+            .expect("valid response")
+    } else if route == Route::Widget && method == "GET" {
+        // A static file that every page view loads: no token spent.
+        Response::builder()
+            .status(200)
+            .header("content-type", "text/javascript; charset=utf-8")
+            .header("cache-control", "public, max-age=300")
+            .body(Body::from(WIDGET_JS))
             .expect("valid response")
     } else if route.methods().split(", ").any(|m| m == method) {
         limited(state, req, route, started)
@@ -553,6 +569,8 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
                 .expect("valid response"),
             Route::Sites => json_response(200, &state.sites()),
             Route::ResourceMetadata => json_response(200, &resource_metadata(state, req)),
+            // Answered before the limiter (see route).
+            Route::Widget => not_found(),
         }
     };
     resp.headers_mut()

@@ -325,6 +325,7 @@ fn corpus() -> &'static [(String, Reply)] {
                 "/openapi.json",
                 "/llms.txt",
                 "/.well-known/oauth-protected-resource",
+                "/ask/widget.js",
             ]
                 .iter()
                 .any(|r| path.ends_with(r))

@@ -340,3 +340,31 @@ fn load_on_loopback_gets_only_answers() {
     assert_eq!(results.len(), 2000);
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// The `<nlweb-ask>` widget (served at /ask/widget.js) against the release
+/// binary, run by Node with a minimal DOM (tests/clients/widget_check.mjs):
+/// an answer with linked citations and sources, NO_RESULTS, and the 429 of
+/// an empty bucket. Not a browser: see issue 13 for the headless Chromium test.
+#[test]
+fn the_widget_answers_fails_and_waits_against_the_real_binary() {
+    let (_emu, _ask, port) = serve_docs("widget", &[("ASK_RATE_LIMIT_PER_MINUTE", "3")]);
+    // The file the page loads is the file under test.
+    let js = get(port, "/ask/widget.js", &[]);
+    assert_eq!(js.status, 200);
+    let widget = std::env::temp_dir().join(format!("nlweb-ask-widget-{}.js", std::process::id()));
+    std::fs::write(&widget, &js.body).unwrap();
+    let out = Command::new("node")
+        .arg(docs::repo().join("tests/clients/widget_check.mjs"))
+        .arg(&widget)
+        .arg(format!("http://127.0.0.1:{port}/lambda-url/_/ask"))
+        .output()
+        .expect("node (Debian's nodejs, on these machines)");
+    let report = String::from_utf8_lossy(&out.stdout);
+    println!("{report}");
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("widget: ok"), "{report}");
+}

@@ -150,6 +150,14 @@ fn replays_every_saved_event() {
                 assert_eq!(doc.sites, vec!["docs".to_string()], "{file}");
                 assert!(doc.details[0].pages > 0 && doc.details[0].sections > 0);
             }
+            "JavaScript" => {
+                assert_eq!(ct, "text/javascript; charset=utf-8", "{file}");
+                assert!(
+                    body_text(&resp).contains("customElements.define(\"nlweb-ask\""),
+                    "{file}"
+                );
+                assert_eq!(header(&resp, "cache-control"), Some("public, max-age=300"));
+            }
             "JSON (OAuth metadata)" => {
                 assert_eq!(ct, "application/json", "{file}");
                 let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();

@@ -440,6 +440,46 @@ pub fn document() -> Value {
             get_only("The site this index serves", json("Sites", sites, &[])),
         ),
         (
+            "/ask/widget.js",
+            obj(&[
+                (
+                    "get",
+                    obj(&[
+                        (
+                            "summary",
+                            s(
+                                "The <nlweb-ask> web component for docs sites (an ES module; no rate-limit token spent)",
+                            ),
+                        ),
+                        (
+                            "responses",
+                            obj(&[
+                                (
+                                    "200",
+                                    obj(&[
+                                        ("description", s("JavaScript")),
+                                        (
+                                            "content",
+                                            obj(&[(
+                                                "text/javascript",
+                                                obj(&[("schema", obj(&[("type", s("string"))]))]),
+                                            )]),
+                                        ),
+                                    ]),
+                                ),
+                                ("404", json("Switched off", not_found.clone(), &[])),
+                                (
+                                    "405",
+                                    json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                ),
+                ("options", preflight()),
+            ]),
+        ),
+        (
             "/.well-known/oauth-protected-resource",
             get_only(
                 "RFC 9728 protected-resource metadata: the issuer and scope of the tokens /ask and /mcp take (404 while ask.auth is off)",

@@ -1,0 +1,160 @@
+// <nlweb-ask endpoint="https://…/ask"> — an "Ask the docs" box for a docs site.
+// One ES module, no dependencies. It POSTs an NLWeb 0.55 body and reads the
+// Server-Sent Events answer with fetch and a stream reader, renders the summary
+// with its numbered citations linked to the sources, then the sources, shows a
+// failure's message (NO_RESULTS, RATE_LIMITED with the wait), and keeps the
+// earlier questions (context.prev) for follow-ups. Theme it with CSS custom
+// properties: --nlweb-ask-accent, --nlweb-ask-bg, --nlweb-ask-fg, --nlweb-ask-muted,
+// --nlweb-ask-radius, --nlweb-ask-font.
+// Renders into its own children (light DOM), so page styles and tests can see it.
+const STYLE = `
+nlweb-ask{display:block;font:var(--nlweb-ask-font,inherit);color:var(--nlweb-ask-fg,inherit);background:var(--nlweb-ask-bg,transparent)}
+nlweb-ask form{display:flex;gap:.5em}
+nlweb-ask input{flex:1;padding:.5em;border:1px solid var(--nlweb-ask-muted,#888);border-radius:var(--nlweb-ask-radius,6px);font:inherit}
+nlweb-ask button{padding:.5em 1em;border:0;border-radius:var(--nlweb-ask-radius,6px);background:var(--nlweb-ask-accent,#2563eb);color:#fff;font:inherit;cursor:pointer}
+nlweb-ask .nlweb-ask-summary{margin:1em 0}
+nlweb-ask .nlweb-ask-error{color:#b91c1c}
+nlweb-ask .nlweb-ask-sources li{margin:.5em 0}
+nlweb-ask .nlweb-ask-sources p{margin:.2em 0;color:var(--nlweb-ask-muted,#555)}
+nlweb-ask a{color:var(--nlweb-ask-accent,#2563eb)}
+`;
+
+let styled = false;
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+class NlwebAsk extends HTMLElement {
+  connectedCallback() {
+    if (this.form) return;
+    if (!styled) {
+      document.head.append(el("style", {}, STYLE));
+      styled = true;
+    }
+    this.prev = [];
+    const id = `nlweb-ask-${Math.random().toString(36).slice(2)}`;
+    this.input = el("input", { id, type: "search", autocomplete: "off", name: "q" });
+    this.form = el(
+      "form",
+      { role: "search" },
+      el("label", { for: id }, this.getAttribute("label") || "Ask the docs"),
+      this.input,
+      el("button", { type: "submit" }, "Ask"),
+    );
+    this.status = el("p", { class: "nlweb-ask-status" });
+    this.out = el("div", { class: "nlweb-ask-answer", "aria-live": "polite" });
+    this.append(this.form, this.status, this.out);
+    this.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const q = this.input.value.trim();
+      if (q) this.ask(q);
+    });
+    const initial = this.getAttribute("question");
+    if (initial) {
+      this.input.value = initial;
+      this.ask(initial);
+    }
+  }
+
+  async ask(text) {
+    const endpoint = this.getAttribute("endpoint") || "/ask";
+    this.out.replaceChildren();
+    this.status.textContent = "Searching…";
+    this.setAttribute("aria-busy", "true");
+    const body = {
+      query: { text },
+      context: { prev: this.prev.slice(-5) },
+      prefer: { streaming: true, mode: this.getAttribute("mode") || "summarize" },
+      meta: { version: "0.55" },
+    };
+    const items = [];
+    let summary = null;
+    try {
+      const res = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify(body),
+      });
+      const type = res.headers.get("content-type") || "";
+      if (!type.startsWith("text/event-stream")) {
+        const doc = await res.json().catch(() => ({}));
+        return this.fail(doc, res.headers.get("retry-after"));
+      }
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const event = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = event
+            .split("\n")
+            .filter((l) => l.startsWith("data:"))
+            .map((l) => l.slice(5).trim())
+            .join("\n");
+          if (!data) continue;
+          const msg = JSON.parse(data);
+          if (msg.message_type === "result" && msg.item) {
+            if (msg.item["@type"] === "SearchSummary") summary = msg.item;
+            else items.push(msg.item);
+          } else if (msg.message_type === "error") {
+            return this.fail(msg);
+          }
+        }
+        if (done) break;
+      }
+      this.prev.push(text);
+      this.render(summary, items);
+    } catch (e) {
+      this.fail({ error: { message: `The docs could not be asked (${e.message}).` } });
+    } finally {
+      this.removeAttribute("aria-busy");
+    }
+  }
+
+  fail(doc, retryAfter) {
+    const err = doc.error || doc.data?.error || {};
+    let message = err.message || "The docs could not answer.";
+    if (err.code === "NO_RESULTS") message = "Nothing in the docs matches that question.";
+    if (err.code === "RATE_LIMITED") {
+      message = `Too many questions; try again in ${retryAfter || "a few"} seconds.`;
+    }
+    this.status.textContent = "";
+    this.out.replaceChildren(el("p", { class: "nlweb-ask-error", role: "alert" }, message));
+    this.dispatchEvent(new CustomEvent("nlweb-ask:failure", { detail: err }));
+  }
+
+  render(summary, items) {
+    this.status.textContent = "";
+    const parts = [];
+    if (summary) {
+      const p = el("p", { class: "nlweb-ask-summary" });
+      const links = new Map((summary.citations || []).map((c) => [String(c.index), c.url]));
+      // "… sentence. [2] …": each [n] becomes a link to its source.
+      for (const piece of summary.text.split(/(\[\d+\])/)) {
+        const n = piece.match(/^\[(\d+)\]$/)?.[1];
+        if (n && links.has(n)) p.append(el("a", { href: links.get(n), class: "nlweb-ask-cite" }, piece));
+        else p.append(piece);
+      }
+      parts.push(p);
+    }
+    const list = el("ol", { class: "nlweb-ask-sources" });
+    for (const it of items) {
+      list.append(
+        el("li", {}, el("a", { href: it.url }, it.name || it.url), el("p", {}, it.description || "")),
+      );
+    }
+    parts.push(list);
+    this.out.replaceChildren(...parts);
+    this.dispatchEvent(new CustomEvent("nlweb-ask:answer", { detail: { summary, items } }));
+  }
+}
+
+if (!customElements.get("nlweb-ask")) customElements.define("nlweb-ask", NlwebAsk);
