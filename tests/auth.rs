@@ -4,6 +4,8 @@
 //! authenticated caller has its own bucket; `/mcp` follows the same rules.
 
 mod support;
+#[path = "support/state.rs"]
+mod test_state;
 // Only this test binary needs the key-making helpers (build-index's tests
 // share tests/support without these dependencies).
 #[path = "support/auth.rs"]
@@ -35,18 +37,14 @@ fn keys() -> &'static Keys {
 fn state(mode: &str, extra: &[(&str, &str)]) -> State {
     let k = keys();
     let jwks = auth::jwks(&[&k.rsa, &k.ec]);
-    let mut vars: Vec<(String, String)> = vec![
-        ("ASK_ENABLED".into(), "true".into()),
-        ("ASK_INDEX".into(), "unused-in-tests.idx".into()),
-        ("ASK_AUTH".into(), mode.into()),
-        ("ASK_AUTH_JWKS".into(), jwks),
-        ("ASK_AUTH_ISSUER".into(), ISSUER.into()),
-        ("ASK_AUTH_AUDIENCE".into(), AUDIENCE.into()),
+    let mut vars = vec![
+        ("ASK_AUTH", mode),
+        ("ASK_AUTH_JWKS", jwks.as_str()),
+        ("ASK_AUTH_ISSUER", ISSUER),
+        ("ASK_AUTH_AUDIENCE", AUDIENCE),
     ];
-    vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let env = move |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
-    State::with_clock(config, docs_index(), Box::new(|| 0.0))
+    vars.extend_from_slice(extra);
+    test_state::state(docs_index(), &vars)
 }
 
 /// A GET /ask (HTTP API v2) from `ip` with an optional Authorization.
@@ -103,16 +101,7 @@ fn no_credentials_are_anonymous_when_optional_and_401_when_required() {
     assert_eq!(r.status(), 200);
     assert_401(&ask(&state("required", &[]), "198.51.100.1", None), None);
     // Off: the header is not even read.
-    let off = State::with_clock(
-        Config::load(EMBEDDED_CONFIG, &|k| match k {
-            "ASK_ENABLED" => Some("true".into()),
-            "ASK_INDEX" => Some("x.idx".into()),
-            _ => None,
-        })
-        .unwrap(),
-        docs_index(),
-        Box::new(|| 0.0),
-    );
+    let off = test_state::state(docs_index(), &[]);
     assert_eq!(ask(&off, "198.51.100.1", Some("Bearer junk")).status(), 200);
 }
 
@@ -303,16 +292,7 @@ fn the_protected_resource_metadata_names_the_issuer_and_scope() {
     assert_eq!(d["scopes_supported"], json!(["docs:read"]));
     assert_eq!(d["bearer_methods_supported"], json!(["header"]));
     // With auth off there is nothing to describe.
-    let off = State::with_clock(
-        Config::load(EMBEDDED_CONFIG, &|k| match k {
-            "ASK_ENABLED" => Some("true".into()),
-            "ASK_INDEX" => Some("x.idx".into()),
-            _ => None,
-        })
-        .unwrap(),
-        docs_index(),
-        Box::new(|| 0.0),
-    );
+    let off = test_state::state(docs_index(), &[]);
     assert_eq!(respond(&off, &req()).status(), 404);
 }
 

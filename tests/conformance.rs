@@ -9,12 +9,13 @@
 //! only with the parser in `tests/support/sse.rs`.
 
 mod support;
+#[path = "support/state.rs"]
+mod test_state;
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use lambda_http::Request;
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use serde_json::{Value, json};
 use support::docs::{docs_index, repo};
@@ -37,17 +38,7 @@ fn index() -> ask_index::Index {
 /// An enabled handler over the docs index, defaults from the embedded
 /// config, plus `extra` environment variables. The clock stands still.
 fn state_with(extra: &[(&str, &str)]) -> State {
-    let extra: Vec<(String, String)> = extra
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let env = move |k: &str| match k {
-        "ASK_ENABLED" => Some("true".to_string()),
-        "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
-        _ => extra.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()),
-    };
-    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
-    State::with_clock(config, index(), Box::new(|| 0.0))
+    test_state::state(index(), extra)
 }
 
 fn state() -> State {

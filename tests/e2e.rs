@@ -189,12 +189,18 @@ fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
 /// `scripts/prereqs.sh` installs) and checks that it succeeds and prints
 /// `expect`.
 fn run_client(script: &str, args: &[String], expect: &str) {
-    let out = Command::new("python3")
+    run_with("python3", script, args, expect)
+}
+
+/// Runs `tests/clients/<script>` with `program` (python3 or node) and
+/// checks that it succeeds and prints `expect`.
+fn run_with(program: &str, script: &str, args: &[String], expect: &str) {
+    let out = Command::new(program)
         .arg(docs::repo().join("tests/clients").join(script))
         .args(args)
         .output()
         .unwrap_or_else(|e| {
-            panic!("python3 {script} (scripts/prereqs.sh installs its tools): {e}")
+            panic!("{program} {script} (scripts/prereqs.sh installs the Python tools; node is Debian's nodejs): {e}")
         });
     let report = String::from_utf8_lossy(&out.stdout);
     println!("{report}");
@@ -353,18 +359,13 @@ fn the_widget_answers_fails_and_waits_against_the_real_binary() {
     assert_eq!(js.status, 200);
     let widget = std::env::temp_dir().join(format!("nlweb-ask-widget-{}.js", std::process::id()));
     std::fs::write(&widget, &js.body).unwrap();
-    let out = Command::new("node")
-        .arg(docs::repo().join("tests/clients/widget_check.mjs"))
-        .arg(&widget)
-        .arg(format!("http://127.0.0.1:{port}/lambda-url/_/ask"))
-        .output()
-        .expect("node (Debian's nodejs, on these machines)");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(
-        out.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_with(
+        "node",
+        "widget_check.mjs",
+        &[
+            widget.display().to_string(),
+            format!("http://127.0.0.1:{port}/lambda-url/_/ask"),
+        ],
+        "widget: ok",
     );
-    assert!(report.contains("widget: ok"), "{report}");
 }

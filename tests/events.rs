@@ -5,9 +5,10 @@
 //! from the writer.
 
 mod support;
+#[path = "support/state.rs"]
+mod test_state;
 
 use lambda_http::{Body, Response};
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use serde_json::Value;
 use support::docs::{docs_index, repo};
@@ -16,13 +17,10 @@ use support::sse;
 
 fn state(enabled: bool) -> State {
     let extra = support::docs::events_env();
-    let env = move |k: &str| match k {
-        "ASK_ENABLED" => Some(enabled.to_string()),
-        "ASK_INDEX" => Some("unused-in-tests.idx".into()),
-        _ => extra.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()),
-    };
-    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
-    State::with_clock(config, docs_index(), Box::new(|| 0.0))
+    let mut env: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let enabled = enabled.to_string();
+    env.push(("ASK_ENABLED", &enabled));
+    test_state::state(docs_index(), &env)
 }
 
 fn event(name: &str) -> lambda_http::Request {
@@ -343,12 +341,7 @@ fn a_follow_up_question_uses_the_previous_one() {
 #[test]
 fn a_panic_while_answering_is_an_internal_error_and_the_next_request_is_served() {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let env = |k: &str| match k {
-        "ASK_ENABLED" => Some("true".to_string()),
-        "ASK_INDEX" => Some("unused-in-tests.idx".into()),
-        _ => None,
-    };
-    let config = Config::load(EMBEDDED_CONFIG, &env).unwrap();
+    let config = test_state::config(&[]);
     // The injected clock panics once, inside the rate limiter's critical
     // section: the worst place, since it also poisons the limiter's lock.
     let first = AtomicBool::new(true);
@@ -445,17 +438,7 @@ fn a_get_answer_is_cacheable_and_its_etag_gives_304_without_a_token() {
     assert_ne!(header(&r, "etag"), Some(tag.as_str()));
 
     // With ask.cache_max_age, GET answers may be cached; POSTs may not.
-    let env = |k: &str| match k {
-        "ASK_ENABLED" => Some("true".to_string()),
-        "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
-        "ASK_CACHE_MAX_AGE" => Some("300".to_string()),
-        _ => None,
-    };
-    let cached = State::with_clock(
-        Config::load(EMBEDDED_CONFIG, &env).unwrap(),
-        docs_index(),
-        Box::new(|| 0.0),
-    );
+    let cached = test_state::state(docs_index(), &[("ASK_CACHE_MAX_AGE", "300")]);
     let r = respond(&cached, &event("http-get-json.json"));
     assert_eq!(header(&r, "cache-control"), Some("public, max-age=300"));
     let r = respond(&cached, &event("http-post-v055.json"));
@@ -537,17 +520,8 @@ fn a_typo_is_corrected_and_the_answer_says_what_was_searched() {
 #[test]
 fn ask_synonyms_search_the_docs_word() {
     let top = |synonyms: Option<&str>| {
-        let env = move |k: &str| match k {
-            "ASK_ENABLED" => Some("true".to_string()),
-            "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
-            "ASK_SYNONYMS" => synonyms.map(str::to_string),
-            _ => None,
-        };
-        let state = State::with_clock(
-            Config::load(EMBEDDED_CONFIG, &env).unwrap(),
-            docs_index(),
-            Box::new(|| 0.0),
-        );
+        let extra: Vec<(&str, &str)> = synonyms.map(|v| ("ASK_SYNONYMS", v)).into_iter().collect();
+        let state = test_state::state(docs_index(), &extra);
         let q = "pagination";
         let text = std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap();
         let mut v: Value = serde_json::from_str(&text).unwrap();
@@ -573,17 +547,8 @@ fn ask_synonyms_search_the_docs_word() {
 #[test]
 fn ask_boost_weighs_pages_down() {
     let top = |boost: Option<&str>| {
-        let env = move |k: &str| match k {
-            "ASK_ENABLED" => Some("true".to_string()),
-            "ASK_INDEX" => Some("unused-in-tests.idx".to_string()),
-            "ASK_BOOST" => boost.map(str::to_string),
-            _ => None,
-        };
-        let state = State::with_clock(
-            Config::load(EMBEDDED_CONFIG, &env).unwrap(),
-            docs_index(),
-            Box::new(|| 0.0),
-        );
+        let extra: Vec<(&str, &str)> = boost.map(|v| ("ASK_BOOST", v)).into_iter().collect();
+        let state = test_state::state(docs_index(), &extra);
         let r = respond(&state, &event("http-get-json.json"));
         let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
         doc["results"][1]["url"].as_str().unwrap().to_string()

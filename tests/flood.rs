@@ -3,28 +3,16 @@
 //! from one address never get more than its bucket.
 
 mod support;
+#[path = "support/state.rs"]
+mod test_state;
 
 use lambda_http::Request;
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use serde_json::Value;
 use support::docs::{docs_index, repo};
 
 fn state(extra: &[(&str, &str)]) -> State {
-    let extra: Vec<(String, String)> = extra
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let env = move |k: &str| match k {
-        "ASK_ENABLED" => Some("true".to_string()),
-        "ASK_INDEX" => Some("unused.idx".to_string()),
-        _ => extra.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()),
-    };
-    State::with_clock(
-        Config::load(EMBEDDED_CONFIG, &env).unwrap(),
-        docs_index(),
-        Box::new(|| 0.0),
-    )
+    test_state::state(docs_index(), extra)
 }
 
 /// `GET /sites` (a cheap route that costs a token) from `ip`.

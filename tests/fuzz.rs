@@ -9,10 +9,11 @@
 //! `scripts/fuzz.sh` runs 1,000,000).
 
 mod support;
+#[path = "support/state.rs"]
+mod test_state;
 
 use std::sync::OnceLock;
 
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestRunner};
@@ -35,13 +36,8 @@ fn state() -> &'static State {
         let mut env = events_env();
         // High enough that the limiter does not hide the paths behind it.
         env.push(("ASK_RATE_LIMIT_PER_MINUTE", "100000000".into()));
-        env.push(("ASK_ENABLED", "true".into()));
-        env.push(("ASK_INDEX", "unused.idx".into()));
-        let config = Config::load(EMBEDDED_CONFIG, &move |k| {
-            env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone())
-        })
-        .unwrap();
-        State::with_clock(config, docs_index(), Box::new(|| 0.0))
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        test_state::state(docs_index(), &env)
     })
 }
 
@@ -59,24 +55,6 @@ fn events() -> &'static Vec<Value> {
             .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
             .collect()
     })
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = (chunk[0] as u32) << 16
-            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
-            | *chunk.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// Pieces that bodies and values are made of: JSON syntax, NLWeb members,
@@ -283,7 +261,7 @@ fn apply(p: &Plan) -> Value {
                 e["isBase64Encoded"] = json!(false);
             }
             _ => {
-                e["body"] = json!(base64(&b));
+                e["body"] = json!(support::encoding::base64(&b, false));
                 e["isBase64Encoded"] = json!(true);
             }
         }

@@ -412,21 +412,13 @@ fn golden_relevance(corpus: &Path, golden: &Path, rules: &[(&str, &str)]) -> Rel
                 )
             })
             .collect();
-        r.corrections
-            .push((q["q"].as_str().unwrap().to_string(), pairs));
-        let corrections = run["corrections"]
-            .as_array()
-            .unwrap()
+        let corrections = pairs
             .iter()
-            .map(|c| {
-                format!(
-                    "{}→{}",
-                    c["from"].as_str().unwrap(),
-                    c["to"].as_str().unwrap()
-                )
-            })
+            .map(|(from, to)| format!("{from}→{to}"))
             .collect::<Vec<_>>()
             .join(", ");
+        r.corrections
+            .push((q["q"].as_str().unwrap().to_string(), pairs));
         let typed_ndcg = if corrections.is_empty() {
             ndcg
         } else {

@@ -1,4 +1,5 @@
 pub mod docs;
+pub mod encoding;
 pub mod event_table;
 pub mod http;
 pub mod moto;

@@ -551,14 +551,8 @@ impl Index {
             return false;
         };
         let d = &self.data;
-        let id = id as usize;
-        let start = if id == 0 {
-            0
-        } else {
-            d.term_postings_end.get(id - 1) as usize
-        };
-        let end = d.term_postings_end.get(id) as usize;
-        let (mut lo, mut hi) = (start, end);
+        let postings = d.postings_of(id as usize);
+        let (mut lo, mut hi) = (postings.start, postings.end);
         while lo < hi {
             let mid = (lo + hi) / 2;
             match d.postings_section.get(mid).cmp(&section) {
@@ -606,13 +600,8 @@ impl Index {
                 .iter()
                 .filter_map(|(term, weight)| {
                     let id = self.term_id(term)? as usize;
-                    let start = if id == 0 {
-                        0
-                    } else {
-                        d.term_postings_end.get(id - 1) as usize
-                    };
-                    let end = d.term_postings_end.get(id) as usize;
-                    Some((d.term_idf.get(id) * weight, start, end))
+                    let postings = d.postings_of(id);
+                    Some((d.term_idf.get(id) * weight, postings.start, postings.end))
                 })
                 .collect();
             let total: usize = lists.iter().map(|(_, a, b)| b - a).sum();
@@ -759,6 +748,16 @@ impl IndexData {
         // Spans are in bounds (validated at load); text that is not UTF-8
         // can only come from a corrupted file that kept a valid checksum.
         std::str::from_utf8(&self.strings[a..b]).unwrap_or("")
+    }
+
+    /// Where term `id`'s postings are in the postings arrays.
+    pub(crate) fn postings_of(&self, id: usize) -> std::ops::Range<usize> {
+        let start = if id == 0 {
+            0
+        } else {
+            self.term_postings_end.get(id - 1) as usize
+        };
+        start..self.term_postings_end.get(id) as usize
     }
 
     /// Word `i` of the typo vocabulary.

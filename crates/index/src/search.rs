@@ -120,13 +120,24 @@ pub fn retrieve_corrected(
         }
         c
     };
+    let hits = rank(index, analyzer, question, &corrected.query, prev, k, rules);
+    (hits, corrected)
+}
+
+/// The question's terms (analyzed from `searched`), with the earlier
+/// questions' and the synonyms', ranked under the team's rules.
+fn rank(
+    index: &Index,
+    analyzer: &Analyzer,
+    question: Vec<String>,
+    searched: &str,
+    prev: &[String],
+    k: usize,
+    rules: &Rules,
+) -> Vec<Hit> {
     let mut terms = with_context(analyzer, question, prev);
     rules.synonyms.expand(&mut terms);
-    let asks = is_question(&corrected.query);
-    (
-        retrieve_terms(index, &terms, k, &rules.page_weights, asks),
-        corrected,
-    )
+    retrieve_terms(index, &terms, k, &rules.page_weights, is_question(searched))
 }
 
 /// What a docs team sets that changes ranking.
@@ -149,9 +160,15 @@ pub fn retrieve_weighted(
     k: usize,
     rules: &Rules,
 ) -> Vec<Hit> {
-    let mut terms = query_terms(analyzer, query, prev);
-    rules.synonyms.expand(&mut terms);
-    retrieve_terms(index, &terms, k, &rules.page_weights, is_question(query))
+    rank(
+        index,
+        analyzer,
+        analyzer.analyze(query),
+        query,
+        prev,
+        k,
+        rules,
+    )
 }
 
 /// The `k` best sections for weighted terms, at most [`MAX_PER_PAGE`] a

@@ -158,14 +158,7 @@ impl Index {
         let Some(id) = self.term_id(term) else {
             return 0;
         };
-        let d = &self.data;
-        let id = id as usize;
-        let start = if id == 0 {
-            0
-        } else {
-            d.term_postings_end.get(id - 1)
-        };
-        d.term_postings_end.get(id) - start
+        self.data.postings_of(id as usize).len() as u32
     }
 
     /// The docs' word closest to `word` (lower-case ASCII), by the rules

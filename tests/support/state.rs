@@ -1,0 +1,36 @@
+//! An enabled handler for the root crate's tests: the embedded config with
+//! `ASK_ENABLED=true`, an `ASK_INDEX` that is never read (the index is
+//! handed over), the given variables on top, and a clock that stands still.
+//! (Included with `#[path]`: build-index's tests share tests/support but
+//! not this crate.)
+
+#![allow(dead_code)]
+
+use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::handler::State;
+
+/// The configuration those variables give; later pairs win.
+pub fn config(extra: &[(&str, &str)]) -> Config {
+    let extra: Vec<(String, String)> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let env = move |k: &str| {
+        extra
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| match k {
+                "ASK_ENABLED" => Some("true".into()),
+                "ASK_INDEX" => Some("unused-in-tests.idx".into()),
+                _ => None,
+            })
+    };
+    Config::load(EMBEDDED_CONFIG, &env).unwrap()
+}
+
+/// A handler over `index` with that configuration.
+pub fn state(index: ask_index::Index, extra: &[(&str, &str)]) -> State {
+    State::with_clock(config(extra), index, Box::new(|| 0.0))
+}
