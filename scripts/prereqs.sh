@@ -45,3 +45,16 @@ if [ "$("$ASK_CARGO_TOOLS/bin/cargo-deny" --version 2>/dev/null)" != "cargo-deny
     cargo install --quiet --locked cargo-deny --version "$CARGO_DENY_VERSION" --root "$ASK_CARGO_TOOLS"
 fi
 export PATH="$ASK_CARGO_TOOLS/bin:$PATH"
+
+# Debian's Chromium, at an exact version, for the widget's browser test
+# (tests/e2e.rs drives it headless over the DevTools protocol). To move to a
+# newer build, change the version here (apt-cache policy chromium).
+CHROMIUM_VERSION=148.0.7778.167-1~deb12u1
+if ! dpkg-query -W -f='${Version}' chromium 2>/dev/null | grep -qxF "$CHROMIUM_VERSION"; then
+  as_root=()
+  [ "$(id -u)" = 0 ] || as_root=(sudo)
+  apt_install=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q
+    --no-install-recommends "chromium=$CHROMIUM_VERSION")
+  "${apt_install[@]}" >/dev/null || { "${as_root[@]}" apt-get update -q >/dev/null && "${apt_install[@]}" >/dev/null; }
+fi
+export CHROMIUM=/usr/bin/chromium

@@ -1,0 +1,175 @@
+// The <nlweb-ask> widget in a real browser: Debian's headless Chromium, driven
+// over the DevTools protocol (Node's WebSocket; no npm packages). It loads the
+// demo page (widget/demo.html, served beside the endpoint), moves to the box
+// with the keyboard, types a question, presses Enter and waits for the answer;
+// checks the summary, its citation links and the sources; writes a screenshot;
+// then asks a question with no match (NO_RESULTS) and spends the bucket until
+// a 429 is shown (the endpoint is started with 3 requests a minute).
+// Usage: node --experimental-websocket widget_browser.mjs <demo-url> <screenshot.png>
+// Chromium: $CHROMIUM or /usr/bin/chromium.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const [demoUrl, screenshot] = process.argv.slice(2);
+const profile = mkdtempSync(join(tmpdir(), "nlweb-ask-chromium-"));
+// The flags that keep Chromium off the network it cannot reach here, as root.
+const chromium = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=900,1000",
+  `--user-data-dir=${profile}`, "--remote-debugging-port=0", "about:blank",
+], { stdio: ["ignore", "ignore", "pipe"] });
+const done = (code) => {
+  chromium.once("exit", () => { rmSync(profile, { recursive: true, force: true, maxRetries: 5 }); process.exit(code); });
+  chromium.kill();
+};
+process.on("uncaughtException", (e) => { console.error(e); done(1); });
+setTimeout(() => { console.error("widget_browser: timed out after 90 s"); done(1); }, 90_000).unref();
+
+// Chromium prints its DevTools address on stderr.
+const browserWs = await new Promise((resolve, reject) => {
+  let err = "";
+  chromium.stderr.on("data", (d) => {
+    err += d;
+    const m = err.match(/DevTools listening on (ws:\/\/\S+)/);
+    if (m) resolve(m[1]);
+  });
+  chromium.on("exit", (c) => reject(new Error(`chromium exited (${c}): ${err}`)));
+});
+const httpBase = browserWs.replace(/^ws:/, "http:").replace(/\/devtools\/.*$/, "");
+const page = (await (await fetch(`${httpBase}/json/list`)).json()).find((t) => t.type === "page");
+
+// A DevTools session: send(method, params) → result; events by name.
+const ws = new WebSocket(page.webSocketDebuggerUrl);
+await new Promise((r, j) => { ws.onopen = r; ws.onerror = j; });
+let nextId = 0;
+const pending = new Map();
+const waiters = [];
+ws.onmessage = ({ data }) => {
+  const msg = JSON.parse(data);
+  if (msg.id && pending.has(msg.id)) {
+    const { resolve, reject } = pending.get(msg.id);
+    pending.delete(msg.id);
+    if (msg.error) reject(new Error(`${msg.error.message} ${msg.error.data || ""}`));
+    else resolve(msg.result);
+  } else if (msg.method) {
+    for (const w of waiters.filter((w) => w.method === msg.method)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(msg.params); }
+  }
+};
+const send = (method, params = {}) => new Promise((resolve, reject) => {
+  const id = ++nextId;
+  pending.set(id, { resolve, reject });
+  ws.send(JSON.stringify({ id, method, params }));
+});
+const event = (method) => new Promise((resolve) => waiters.push({ method, resolve }));
+const evaluate = async (expression) => {
+  const r = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+  if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.exception?.description}`);
+  return r.result.value;
+};
+const key = (k, code, vk, text) => ["keyDown", "keyUp"].reduce(
+  (p, type) => p.then(() => send("Input.dispatchKeyEvent", { type, key: k, code, windowsVirtualKeyCode: vk, ...(type === "keyDown" && text ? { text } : {}) })),
+  Promise.resolve(),
+);
+const type = async (s) => { for (const c of s) await send("Input.dispatchKeyEvent", { type: "char", text: c }); };
+// Waits until the box is no longer busy and shows an answer or a failure.
+const settled = async () => {
+  for (let i = 0; i < 300; i++) {
+    const state = await evaluate(`(() => { const b = document.querySelector("nlweb-ask");
+      return !b.hasAttribute("aria-busy") && !!b.querySelector(".nlweb-ask-sources, .nlweb-ask-error"); })()`);
+    if (state) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("no answer within 30 s");
+};
+const ask = async (question) => {
+  await evaluate(`document.querySelector("nlweb-ask input").select()`);
+  await key("Backspace", "Backspace", 8);
+  await type(question);
+  await key("Enter", "Enter", 13, "\r");
+  await settled();
+};
+
+await send("Page.enable");
+await send("Runtime.enable");
+const consoleErrors = [];
+ws.addEventListener("message", ({ data }) => {
+  const m = JSON.parse(data);
+  if (m.method === "Runtime.exceptionThrown") consoleErrors.push(m.params.exceptionDetails.exception?.description);
+});
+const loaded = event("Page.loadEventFired");
+await send("Page.navigate", { url: demoUrl });
+await loaded;
+await evaluate(`customElements.whenDefined("nlweb-ask")`);
+
+// Keyboard only: Tab reaches the labelled input.
+let focused = "";
+for (let i = 0; i < 10 && focused !== "INPUT"; i++) {
+  await key("Tab", "Tab", 9);
+  focused = await evaluate(`document.activeElement?.tagName`);
+}
+assert.equal(focused, "INPUT", "Tab reaches the question box");
+const label = await evaluate(`(() => { const i = document.activeElement; return document.querySelector(\`label[for="\${i.id}"]\`)?.textContent; })()`);
+assert.equal(label, "Ask the docs");
+assert.equal(await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-answer").getAttribute("aria-live")`), "polite");
+
+// 1. A question, typed and sent with Enter.
+const question = "how do I configure the rate limit";
+await type(question);
+await key("Enter", "Enter", 13, "\r");
+await settled();
+const answer = await evaluate(`(() => {
+  const b = document.querySelector("nlweb-ask");
+  const summary = b.querySelector(".nlweb-ask-summary");
+  return {
+    error: b.querySelector(".nlweb-ask-error")?.textContent,
+    summary: summary?.textContent,
+    cites: [...(summary?.querySelectorAll("a.nlweb-ask-cite") || [])].map((a) => ({ n: a.textContent, href: a.href })),
+    sources: [...b.querySelectorAll(".nlweb-ask-sources li")].map((li) => ({
+      title: li.querySelector("a")?.textContent, href: li.querySelector("a")?.href, snippet: li.querySelector("p")?.textContent })),
+    prev: b.prev,
+  };
+})()`);
+assert.equal(answer.error, undefined, `an answer, not a failure: ${answer.error}`);
+assert.ok(answer.summary && answer.summary.length > 40, `a summary: ${answer.summary}`);
+assert.ok(answer.cites.length >= 1, "the summary cites its sources");
+assert.ok(answer.sources.length >= 1, "sources listed");
+for (const s of answer.sources) {
+  assert.ok(s.title && s.snippet, `each source has a title and a snippet: ${JSON.stringify(s)}`);
+  assert.match(s.href, /^https:\/\/nlweb-ask\.example\.com\/docs\/\S+$/, "each source links its page");
+}
+assert.ok(answer.sources.some((s) => /#\S+$/.test(s.href)), "sources link their sections");
+assert.ok(answer.sources.some((s) => /rate limit/i.test(s.title)), `a rate-limit section among ${answer.sources.map((s) => s.title)}`);
+for (const c of answer.cites) {
+  const n = Number(c.n.slice(1, -1));
+  assert.ok(n >= 1 && n <= answer.sources.length, `${c.n} is a listed source`);
+  assert.equal(c.href.split("#")[0], answer.sources[n - 1].href.split("#")[0], `${c.n} links its source's page`);
+}
+assert.deepEqual(answer.prev, [question], "the question is kept for follow-ups");
+// The answered page, as a reader sees it.
+const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true });
+writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
+
+// 2. NO_RESULTS, in a fresh page: no earlier question to lean on.
+const reloaded = event("Page.loadEventFired");
+await send("Page.navigate", { url: demoUrl });
+await reloaded;
+await evaluate(`customElements.whenDefined("nlweb-ask")`);
+await ask("zzqxv blorptangle");
+const none = await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-error[role=alert]")?.textContent`);
+assert.equal(none, "Nothing in the docs matches that question.");
+
+// 3. The third request of the minute is answered, the fourth is a 429.
+await ask("deploy with sam");
+assert.ok(await evaluate(`!!document.querySelector("nlweb-ask .nlweb-ask-sources li")`), "third answer");
+await ask("deploy with sam again");
+const limited = await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-error[role=alert]")?.textContent`);
+assert.match(limited ?? "", /^Too many questions; try again in \d+ seconds\.$/);
+assert.deepEqual(consoleErrors, [], "no uncaught page errors");
+
+console.log(`widget in chromium: ok (${answer.cites.length} citations, ${answer.sources.length} sources, NO_RESULTS and 429 shown; screenshot ${screenshot})`);
+ws.close();
+done(0);
