@@ -1,5 +1,6 @@
 //! Building the index of aws-amplify's sections, ours (analysis, postings,
-//! impacts, encoding) next to tantivy (indexing in RAM, one thread, commit).
+//! impacts, encoding; on every core, through rayon) next to tantivy
+//! (indexing in RAM with as many indexing threads as cores, commit).
 //! MDX parsing is outside both: they get the same sections.
 
 mod common;
@@ -12,6 +13,7 @@ fn bench(c: &mut Criterion) {
     let (pages, weights) = common::pages("aws-amplify");
     let sections: usize = pages.iter().map(|p| p.sections.len()).sum();
     assert!(sections > 9000);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut g = c.benchmark_group("build/aws-amplify");
     g.sample_size(10);
     g.bench_function("ours", |b| {
@@ -23,7 +25,7 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("tantivy", |b| {
         b.iter(|| {
-            let peer = common::peer_build(black_box(&pages));
+            let peer = common::peer_build(black_box(&pages), threads);
             assert_eq!(peer.reader.searcher().num_docs() as usize, sections);
             peer
         })

@@ -14,7 +14,7 @@ fn bench(c: &mut Criterion) {
     for name in ["prefect", "aws-amplify", "beir-scifact"] {
         let (pages, weights) = common::pages(name);
         let ours = common::build(&pages, weights);
-        let peer = common::peer_build(&pages);
+        let peer = common::peer_build(&pages, 1);
         let parser = peer.parser();
         let queries = common::queries(name, &pages);
         assert!(queries.len() >= 100, "{name}: {} queries", queries.len());

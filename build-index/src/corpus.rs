@@ -17,6 +17,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use ask_index::{PageInput, SectionInput};
+use rayon::prelude::*;
 
 use crate::mdx::{self, Block, MdxFile};
 
@@ -49,8 +50,13 @@ const MAX_INCLUDE_DEPTH: usize = 8;
 pub fn pages(files: &BTreeMap<String, String>) -> Corpus {
     let mut parsed: HashMap<&str, MdxFile> = HashMap::new();
     let mut skipped = Vec::new();
-    for (path, src) in files {
-        match mdx::parse(src) {
+    // Parsed on every core, in path order.
+    let results: Vec<_> = files
+        .par_iter()
+        .map(|(path, src)| (path, mdx::parse(src)))
+        .collect();
+    for (path, result) in results {
+        match result {
             Ok(f) => {
                 parsed.insert(path.as_str(), f);
             }
@@ -81,19 +87,25 @@ pub fn pages(files: &BTreeMap<String, String>) -> Corpus {
         skipped,
         ..Corpus::default()
     };
-    for path in files.keys() {
-        let Some(f) = parsed.get(path.as_str()) else {
-            continue;
-        };
-        if imported.contains(path) || is_fragment_path(path) {
-            corpus.fragments += 1;
-            continue;
-        }
-        let mut blocks = Vec::new();
-        let mut stack = vec![path.clone()];
-        inline(path, f, &parsed, files, &mut stack, &mut blocks);
-        corpus.pages.push(page(path, f, blocks));
-    }
+    let paths: Vec<&String> = files
+        .keys()
+        .filter(|path| parsed.contains_key(path.as_str()))
+        .collect();
+    let (pages, fragments): (Vec<&String>, Vec<&String>) = paths
+        .into_iter()
+        .partition(|path| !imported.contains(*path) && !is_fragment_path(path));
+    corpus.fragments = fragments.len();
+    // Pages assembled on every core; collect keeps path order.
+    corpus.pages = pages
+        .par_iter()
+        .map(|path| {
+            let f = &parsed[path.as_str()];
+            let mut blocks = Vec::new();
+            let mut stack = vec![(*path).clone()];
+            inline(path, f, &parsed, files, &mut stack, &mut blocks);
+            page(path, f, blocks)
+        })
+        .collect();
     corpus
 }
 

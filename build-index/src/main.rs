@@ -11,7 +11,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use ask_index::{Analyzer, BuildOptions, Index, PageInput, SectionInput, Weights};
 use clap::{Parser, Subcommand};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Build an nlweb-ask BM25 index from .mdx docs (the default action), or query one.
 #[derive(Parser, Debug)]
@@ -334,10 +334,33 @@ fn read_jsonl(path: &Path) -> Result<(Vec<PageInput>, u64)> {
 }
 
 #[derive(Deserialize)]
-struct QueryLine {
-    #[serde(rename = "_id")]
-    id: serde_json::Value,
-    text: String,
+struct QueryLine<'a> {
+    #[serde(rename = "_id", borrow)]
+    id: &'a serde_json::value::RawValue,
+    #[serde(borrow)]
+    text: std::borrow::Cow<'a, str>,
+}
+
+/// One answered line of `build-index search` (keys in sorted order).
+#[derive(Serialize)]
+struct Answered<'a> {
+    corrections: Vec<FromTo<'a>>,
+    hits: Vec<HitLine<'a>>,
+    query_id: &'a serde_json::value::RawValue,
+}
+
+#[derive(Serialize)]
+struct FromTo<'a> {
+    from: &'a str,
+    to: &'a str,
+}
+
+#[derive(Serialize)]
+struct HitLine<'a> {
+    heading: &'a str,
+    id: &'a str,
+    score: f32,
+    url: String,
 }
 
 fn search(
@@ -369,21 +392,31 @@ fn search(
         page_weights: ask_index::boost::Boosts::new(&rules)?.page_weights(&index),
         synonyms: ask_index::synonyms::Synonyms::new(&groups, &analyzer)?,
     };
-    let stdin = std::io::stdin();
+    let mut stdin = std::io::stdin().lock();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut times = Vec::new();
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.context("reading stdin")?;
-        if line.trim().is_empty() {
+    let mut line = String::new();
+    for n in 1.. {
+        line.clear();
+        if stdin.read_line(&mut line).context("reading stdin")? == 0 {
+            break;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
             continue;
         }
-        let (id, text) = if line.trim_start().starts_with('{') {
-            let q: QueryLine = serde_json::from_str(&line)
-                .with_context(|| format!("stdin line {}: expected {{\"_id\",\"text\"}}", n + 1))?;
+        let numbered;
+        let (id, text) = if trimmed.starts_with('{') {
+            let q: QueryLine = serde_json::from_str(trimmed)
+                .with_context(|| format!("stdin line {n}: expected {{\"_id\",\"text\"}}"))?;
             (q.id, q.text)
         } else {
-            (serde_json::Value::from(n + 1), line)
+            numbered = serde_json::value::to_raw_value(&n)?;
+            (
+                &*numbered,
+                std::borrow::Cow::Borrowed(line.trim_end_matches(['\n', '\r'])),
+            )
         };
         let t = Instant::now();
         let (hits, searched) = if no_typos {
@@ -394,28 +427,30 @@ fn search(
             ask_index::search::retrieve_corrected(&index, &analyzer, &text, &[], top_k, &rules)
         };
         times.push(t.elapsed());
-        let corrections: Vec<serde_json::Value> = searched
-            .corrections
-            .iter()
-            .map(|c| serde_json::json!({"from": c.from, "to": c.to}))
-            .collect();
-        let hits: Vec<serde_json::Value> = hits
-            .iter()
-            .map(|h| {
-                let s = index.section(h.section);
-                let p = index.page(s.page);
-                serde_json::json!({
-                    "id": p.path,
-                    "url": ask_index::search::section_url(&index, h.section),
-                    "heading": s.heading,
-                    "score": h.score,
+        let answered = Answered {
+            corrections: searched
+                .corrections
+                .iter()
+                .map(|c| FromTo {
+                    from: &c.from,
+                    to: &c.to,
                 })
-            })
-            .collect();
-        serde_json::to_writer(
-            &mut out,
-            &serde_json::json!({"query_id": id, "hits": hits, "corrections": corrections}),
-        )?;
+                .collect(),
+            hits: hits
+                .iter()
+                .map(|h| {
+                    let (heading, _) = index.section_heading_anchor(h.section);
+                    HitLine {
+                        heading,
+                        id: index.page_path_route(index.section_page(h.section)).0,
+                        score: h.score,
+                        url: ask_index::search::section_url(&index, h.section),
+                    }
+                })
+                .collect(),
+            query_id: id,
+        };
+        serde_json::to_writer(&mut out, &answered)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;

@@ -741,6 +741,29 @@ fn uploads_to_a_real_s3_server_and_reads_it_back() {
     );
 }
 
+/// Parsing and analysis run on every core (rayon); the index must be the
+/// same bytes with one thread, two, or more than the machine has.
+#[test]
+fn the_index_is_the_same_bytes_whatever_the_thread_count() {
+    let dir = tmp("threads");
+    let build = |threads: &str| {
+        let out = dir.join(format!("{threads}.idx"));
+        run(bin()
+            .env("RAYON_NUM_THREADS", threads)
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .arg("--corpus")
+            .arg(corpora().join("aws-amplify"))
+            .arg("--out")
+            .arg(&out));
+        std::fs::read(&out).unwrap()
+    };
+    let one = build("1");
+    assert!(one.len() > 10_000_000);
+    for threads in ["2", "5"] {
+        assert!(build(threads) == one, "{threads} threads built other bytes");
+    }
+}
+
 #[test]
 fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
     let out = tmp("compat").join("i.idx");

@@ -104,10 +104,14 @@ pub fn peer_schema() -> (Schema, Field, Field) {
     (sb.build(), body, id)
 }
 
-pub fn peer_build(pages: &[PageInput]) -> Peer {
+/// tantivy's index of the same sections, in RAM, with `threads` indexing
+/// threads (50 MB of writer memory each).
+pub fn peer_build(pages: &[PageInput], threads: usize) -> Peer {
     let (schema, body, id) = peer_schema();
     let index = tantivy::Index::create_in_ram(schema);
-    let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 100_000_000).unwrap();
+    let mut writer: tantivy::IndexWriter = index
+        .writer_with_num_threads(threads, threads * 50_000_000)
+        .unwrap();
     let mut n = 0u64;
     for p in pages {
         for s in &p.sections {

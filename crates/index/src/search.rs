@@ -225,15 +225,18 @@ pub fn retrieve_terms(
 /// The absolute URL of a section: base URL + route + `#anchor` (for JSONL
 /// corpora, the document's own `url`).
 pub fn section_url(index: &Index, section: u32) -> String {
-    let s = index.section(section);
-    let p = index.page(s.page);
+    let (_, route) = index.page_path_route(index.section_page(section));
     if index.meta.source == "jsonl" {
-        return p.route.to_string();
+        return route.to_string();
     }
-    let mut url = format!("{}{}", index.meta.docs_base_url, p.route);
-    if !s.anchor.is_empty() {
+    let (_, anchor) = index.section_heading_anchor(section);
+    let base = &index.meta.docs_base_url;
+    let mut url = String::with_capacity(base.len() + route.len() + anchor.len() + 1);
+    url.push_str(base);
+    url.push_str(route);
+    if !anchor.is_empty() {
         url.push('#');
-        url.push_str(s.anchor);
+        url.push_str(anchor);
     }
     url
 }

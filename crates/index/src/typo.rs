@@ -24,6 +24,8 @@
 //! words whose length is within reach. A shorter word of the docs is never
 //! the correction of a longer one typed ("renew" stays "renew", not "rene").
 
+use rayon::prelude::*;
+
 use crate::analyzer::is_identifier;
 use crate::{Analyzer, Index};
 
@@ -78,25 +80,27 @@ pub fn plain_word(w: &str) -> Option<String> {
 
 /// The distinct words of some texts, for [`Vocabulary::from_words`].
 #[derive(Default)]
-pub struct WordSet(std::collections::HashSet<String>);
+pub struct WordSet(
+    std::collections::HashSet<String, std::hash::BuildHasherDefault<crate::index::Fnv>>,
+);
+
+/// The words of `text` worth keeping for typo correction ([`plain_word`]).
+pub fn plain_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter_map(plain_word)
+}
 
 impl WordSet {
-    /// Adds the words of `text`.
-    pub fn add_text(&mut self, text: &str) {
-        for w in text.split(|c: char| !c.is_alphanumeric()) {
-            if let Some(w) = plain_word(w)
-                && !self.0.contains(&w)
-            {
-                self.0.insert(w);
-            }
-        }
+    /// Adds `words`.
+    pub fn extend(&mut self, words: impl IntoIterator<Item = String>) {
+        self.0.extend(words);
     }
 
     /// The words that are not stop words, sorted by length then text.
     pub fn into_sorted(self, analyzer: &Analyzer) -> Vec<String> {
         let mut words: Vec<String> = self
             .0
-            .into_iter()
+            .into_par_iter()
             .filter(|w| !analyzer.analyze(w).is_empty())
             .collect();
         words.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
@@ -126,11 +130,36 @@ pub fn distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
     if a.len().abs_diff(b.len()) > max {
         return None;
     }
+    // Three rows: two back (for swaps), previous, current; on the stack for
+    // the words typo correction compares (at most MAX_WORD + 2 letters).
+    const ROW: usize = MAX_WORD + 3;
+    let n = b.len() + 1;
+    if n <= ROW {
+        let mut rows = [0usize; 3 * ROW];
+        let (prev2, rest) = rows.split_at_mut(ROW);
+        let (prev, cur) = rest.split_at_mut(ROW);
+        osa(a, b, max, &mut prev2[..n], &mut prev[..n], &mut cur[..n])
+    } else {
+        let mut rows = vec![0usize; 3 * n];
+        let (prev2, rest) = rows.split_at_mut(n);
+        let (prev, cur) = rest.split_at_mut(n);
+        osa(a, b, max, prev2, prev, cur)
+    }
+}
+
+/// [`distance`] over three rows of `b.len() + 1` cells.
+fn osa<'r>(
+    a: &[u8],
+    b: &[u8],
+    max: usize,
+    mut prev2: &'r mut [usize],
+    mut prev: &'r mut [usize],
+    mut cur: &'r mut [usize],
+) -> Option<usize> {
     let n = b.len();
-    // Three rows: two back (for swaps), previous, current.
-    let mut prev2: Vec<usize> = vec![0; n + 1];
-    let mut prev: Vec<usize> = (0..=n).collect();
-    let mut cur: Vec<usize> = vec![0; n + 1];
+    for (j, v) in prev.iter_mut().enumerate() {
+        *v = j;
+    }
     for i in 1..=a.len() {
         cur[0] = i;
         let mut row_min = cur[0];
@@ -268,6 +297,11 @@ mod tests {
         assert_eq!(d("abcdef", "ghijkl", 2), None);
         assert_eq!(d("abc", "abcdef", 2), None);
         assert_eq!(d("kitten", "sitting", 3), Some(3));
+        // Past the stack rows: the same answers.
+        let long = "a".repeat(40);
+        let longer = format!("{long}bc");
+        assert_eq!(d(&long, &longer, 2), Some(2));
+        assert_eq!(d(&longer, &long, 1), None);
     }
 
     #[test]
