@@ -1,6 +1,11 @@
-"""Cold start of the real `ask` binary: process start -> first /ask answered,
-with its index fetched from moto (a real S3-protocol server) on loopback,
-through cargo-lambda's Runtime API emulator; and peak RSS after that answer.
+"""Cold start of the real `ask` binary: exec -> first /ask answered, with
+its index fetched from moto (a real S3-protocol server) on loopback, through
+cargo-lambda's Runtime API emulator; and peak RSS after that answer.
+
+Each run is split by the binary's own "index loaded" log line (its arrival
+time here, and the fetch_ms, decode_ms and init_ms it carries) into runtime
+start (exec to main's first step), setup (config and the S3 client), S3
+fetch, verify + decode, and the first query (log line to answer).
 
     python cold_start.py ASK_BINARY RUNS NAME=INDEX_FILE ...
 Prints one JSON line per index. Needs moto_server and cargo-lambda on PATH.
@@ -11,6 +16,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -63,13 +69,14 @@ def main():
                    AWS_SECRET_ACCESS_KEY="test", AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
                    ASK_S3_FORCE_PATH_STYLE="1", ASK_ENABLED="true", ASK_RATE_LIMIT_PER_MINUTE="1000000",
                    AWS_LAMBDA_FUNCTION_NAME="_",
-                   AWS_LAMBDA_FUNCTION_VERSION="1", AWS_LAMBDA_FUNCTION_MEMORY_SIZE="256", RUST_LOG="warn")
+                   AWS_LAMBDA_FUNCTION_VERSION="1", AWS_LAMBDA_FUNCTION_MEMORY_SIZE="256", RUST_LOG="info",
+                   AWS_LAMBDA_LOG_FORMAT="json")
         for spec in specs:
             name, path = spec.split("=", 1)
             data = open(path, "rb").read()
             s3("PUT", moto_port, f"/ask-cold/{name}.idx", data)
             env["ASK_INDEX"] = f"s3://ask-cold/{name}.idx"
-            times, rss = [], []
+            times, rss, phases = [], [], []
             for _ in range(runs):
                 # A fresh emulator each run: a killed runtime's pending poll
                 # would swallow the next invocation.
@@ -81,11 +88,32 @@ def main():
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 wait_port(emu_port, "cargo lambda watch")
                 t0 = time.perf_counter()
-                p = subprocess.Popen([ask], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                p = subprocess.Popen([ask], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                loaded = {}
+
+                def watch(out=p.stdout, loaded=loaded):
+                    for line in out:
+                        if b"index loaded" in line and not loaded:
+                            loaded["at"] = time.perf_counter()
+                            loaded.update(json.loads(line)["fields"])
+                threading.Thread(target=watch, daemon=True).start()
                 with urllib.request.urlopen(url, timeout=60) as r:
                     r.read()
                     status = r.status
-                times.append((time.perf_counter() - t0) * 1e3)
+                t1 = time.perf_counter()
+                times.append((t1 - t0) * 1e3)
+                for _ in range(100):
+                    if loaded:
+                        break
+                    time.sleep(0.01)
+                at = (loaded["at"] - t0) * 1e3
+                phases.append({
+                    "runtime_start": at - loaded["init_ms"],
+                    "setup": loaded["init_ms"] - loaded["fetch_ms"] - loaded["decode_ms"],
+                    "s3_fetch": loaded["fetch_ms"],
+                    "decode": loaded["decode_ms"],
+                    "first_query": (t1 - loaded["at"]) * 1e3,
+                })
                 rss.append(peak_rss_kb(p.pid))
                 p.kill()
                 p.wait()
@@ -93,9 +121,12 @@ def main():
                 emu.wait()
                 if status not in (200,):
                     raise SystemExit(f"{name}: status {status}")
+            q = lambda xs, f: sorted(xs)[min(len(xs) - 1, round((len(xs) - 1) * f))]
             print(json.dumps({"name": name, "index_bytes": len(data), "runs": runs,
-                              "cold_ms_median": statistics.median(times), "cold_ms_min": min(times),
-                              "peak_rss_kb": max(rss)}), flush=True)
+                              "cold_ms_median": statistics.median(times), "cold_ms_p90": q(times, 0.9),
+                              "cold_ms_min": min(times), "peak_rss_kb": max(rss),
+                              "phases_p50": {k: q([ph[k] for ph in phases], 0.5) for k in phases[0]}}),
+                  flush=True)
     finally:
         for p in procs:
             p.kill()
