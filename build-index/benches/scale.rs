@@ -159,7 +159,7 @@ fn perturb(page: &PageInput, copy: usize) -> PageInput {
             out.push_str(word);
             if word.len() >= 4
                 && word.bytes().all(|b| b.is_ascii_alphabetic())
-                && ask_index::index::fnv1a64(word.as_bytes(), copy as u64) % 4 == 0
+                && ask_index::index::fnv1a64(word.as_bytes(), copy as u64).is_multiple_of(4)
             {
                 out.push_str(&suffix);
             }
