@@ -23,6 +23,48 @@ pub const ANALYZER_ID: &str = "en-snowball+identifiers/1";
 /// contribute their parts.
 const MAX_WHOLE_IDENTIFIER: usize = 64;
 
+/// Chunks remembered per thread before the cache starts again: enough for
+/// a corpus's distinct chunks at build time, and a bound on what a stream
+/// of questions can make the Lambda keep.
+const CHUNK_CACHE_MAX: usize = 1 << 18;
+
+type ChunkCache = std::collections::HashMap<
+    Box<str>,
+    (Option<String>, Vec<String>),
+    std::hash::BuildHasherDefault<crate::index::Fnv>,
+>;
+
+thread_local! {
+    /// Each chunk's analysis ([`Analyzer::analyze_chunk`]), per thread, and
+    /// the [`GENERATION`] it was filled in.
+    static CHUNKS: std::cell::RefCell<(u64, ChunkCache)> =
+        std::cell::RefCell::new((0, ChunkCache::default()));
+}
+
+/// Bumped by [`forget_chunks`]: a thread whose cache is older empties it.
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Makes every thread's chunk cache start empty: each index build does,
+/// so that a build costs the same however many came before it.
+pub fn forget_chunks() {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Runs `f` with this thread's chunk cache, emptied if it is older than the
+/// last [`forget_chunks`] or full.
+fn with_chunks<R>(f: impl FnOnce(&mut ChunkCache) -> R) -> R {
+    CHUNKS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (generation, cache) = &mut *cell;
+        let now = GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+        if *generation != now || cache.len() >= CHUNK_CACHE_MAX {
+            cache.clear();
+            *generation = now;
+        }
+        f(cache)
+    })
+}
+
 /// The English analyzer shared by `build-index` and the Lambda.
 pub struct Analyzer {
     words: DefaultTokenizer,
@@ -64,26 +106,71 @@ impl Analyzer {
         if text.is_empty() {
             return;
         }
-        let mut split = String::with_capacity(text.len() + 16);
-        for chunk in text.split_whitespace() {
-            let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
-            if core.is_empty() {
-                continue;
-            }
-            if is_identifier(core) {
-                if core.len() <= MAX_WHOLE_IDENTIFIER {
-                    let whole = deunicode::deunicode(core).to_lowercase();
-                    if !whole.is_empty() {
-                        out.push(whole);
+        // Whole identifiers first, then the words, in text order. Each
+        // whitespace-separated chunk is analysed on its own (Unicode word
+        // boundaries never cross whitespace, and transliteration, lower
+        // case, stop words and stemming work a character or a word at a
+        // time), so a chunk seen before is looked up, not analysed again.
+        let mut words = Vec::new();
+        with_chunks(|cache| {
+            for chunk in text.split_whitespace() {
+                let (whole, chunk_words) = match cache.get(chunk) {
+                    Some(analysed) => analysed,
+                    None => {
+                        let analysed = self.analyze_chunk(chunk);
+                        cache.entry(chunk.into()).or_insert(analysed)
                     }
-                }
-                split_identifier(core, &mut split);
-            } else {
-                split.push_str(chunk);
+                };
+                out.extend(whole.iter().cloned());
+                words.extend(chunk_words.iter().cloned());
             }
-            split.push(' ');
+        });
+        out.extend(words);
+    }
+
+    /// Calls `f` with every term of `text`: the terms of [`Analyzer::analyze`],
+    /// each whole identifier next to its words rather than before all of
+    /// them, and without a `String` for each (what indexing needs: counts).
+    /// `new_chunk` gets each whitespace-separated chunk that this thread
+    /// had not analysed since the last [`forget_chunks`] (or since its
+    /// cache last filled up): every distinct chunk of a build reaches it at
+    /// least once.
+    pub fn for_each_term(
+        &self,
+        text: &str,
+        mut f: impl FnMut(&str),
+        mut new_chunk: impl FnMut(&str),
+    ) {
+        with_chunks(|cache| {
+            for chunk in text.split_whitespace() {
+                if let Some((whole, words)) = cache.get(chunk) {
+                    whole.iter().chain(words).for_each(|t| f(t));
+                    continue;
+                }
+                new_chunk(chunk);
+                let analysed = self.analyze_chunk(chunk);
+                let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
+                whole.iter().chain(words.iter()).for_each(|t| f(t));
+            }
+        });
+    }
+
+    /// What one whitespace-separated chunk contributes: its whole
+    /// identifier, if it is one, and its words.
+    fn analyze_chunk(&self, chunk: &str) -> (Option<String>, Vec<String>) {
+        let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        if core.is_empty() {
+            return (None, Vec::new());
         }
-        out.extend(self.words.tokenize(&split));
+        if !is_identifier(core) {
+            return (None, self.words.tokenize(chunk));
+        }
+        let whole = (core.len() <= MAX_WHOLE_IDENTIFIER)
+            .then(|| deunicode::deunicode(core).to_lowercase())
+            .filter(|w| !w.is_empty());
+        let mut split = String::with_capacity(core.len() + 8);
+        split_identifier(core, &mut split);
+        (whole, self.words.tokenize(&split))
     }
 }
 
@@ -147,6 +234,66 @@ fn split_identifier(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The analysis without the chunk cache: identifiers' parts and words
+    /// joined into one text and tokenized at once.
+    fn analyze_at_once(a: &Analyzer, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut split = String::new();
+        for chunk in text.split_whitespace() {
+            let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+            if core.is_empty() {
+                continue;
+            }
+            if is_identifier(core) {
+                if core.len() <= MAX_WHOLE_IDENTIFIER {
+                    let whole = deunicode::deunicode(core).to_lowercase();
+                    if !whole.is_empty() {
+                        out.push(whole);
+                    }
+                }
+                split_identifier(core, &mut split);
+            } else {
+                split.push_str(chunk);
+            }
+            split.push(' ');
+        }
+        out.extend(a.words.tokenize(&split));
+        out
+    }
+
+    #[test]
+    fn chunk_by_chunk_is_the_same_as_all_at_once() {
+        let a = Analyzer::new();
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/content/docs");
+        let mut texts: Vec<String> = std::fs::read_dir(docs)
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        texts.extend(
+            [
+                "ΣΊΣΥΦΟΣ Straße naïve café 北京市 Ñandú",
+                "createMDX next.config.mjs @takumi-rs/core HTTPServer2 v1.2.3",
+                "don't can't it's — «quoted» (parens) [1] x\u{a0}y a\u{200b}b",
+                "",
+                "   ",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            // Twice: once filling the cache, once from it.
+            for _ in 0..2 {
+                let want = analyze_at_once(&a, text);
+                assert_eq!(a.analyze(text), want, "{text:.80}");
+                let mut each = Vec::new();
+                a.for_each_term(text, |t| each.push(t.to_string()), |_| {});
+                let mut want = want;
+                want.sort();
+                each.sort();
+                assert_eq!(each, want, "{text:.80}");
+            }
+        }
+    }
 
     #[test]
     fn analyzes_table() {

@@ -248,16 +248,38 @@ pub fn section_terms(
     page_title: &str,
     section: &SectionInput,
 ) -> (TermMap<u32>, u32) {
+    section_terms_and_chunks(analyzer, weights, page_title, section, |_| {})
+}
+
+/// [`section_terms`], passing on each chunk of the section's title,
+/// heading and text that is new to this thread ([`Analyzer::for_each_term`]),
+/// whatever its field weight.
+fn section_terms_and_chunks(
+    analyzer: &Analyzer,
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+    mut new_chunk: impl FnMut(&str),
+) -> (TermMap<u32>, u32) {
     let mut tf: TermMap<u32> = TermMap::default();
     let mut len = 0u32;
     let mut add = |text: &str, w: u32| {
-        if w == 0 {
-            return;
-        }
-        for t in analyzer.analyze(text) {
-            *tf.entry(t).or_insert(0) += w;
-            len += w;
-        }
+        analyzer.for_each_term(
+            text,
+            |t| {
+                if w == 0 {
+                    return;
+                }
+                match tf.get_mut(t) {
+                    Some(f) => *f += w,
+                    None => {
+                        tf.insert(t.to_string(), w);
+                    }
+                }
+                len += w;
+            },
+            &mut new_chunk,
+        );
     };
     add(page_title, weights.title);
     if section.heading != page_title {
@@ -287,11 +309,11 @@ pub type TermMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// One section's analysis, done in parallel by [`build`].
 struct SectionTerms {
-    /// Terms and weighted frequencies, sorted by term.
+    /// Terms and weighted frequencies.
     tf: Vec<(String, u32)>,
     /// Weighted length.
     len: u32,
-    /// Its distinct typo-vocabulary words.
+    /// Typo-vocabulary words of its chunks that were new to this thread.
     words: Vec<String>,
 }
 
@@ -300,7 +322,23 @@ struct SectionTerms {
 #[derive(Default)]
 struct StringBlob {
     s: String,
-    seen: HashMap<String, (usize, usize)>,
+    /// Spans of the long strings stored so far, by a hash of their text.
+    seen: HashMap<u64, Vec<(usize, usize)>, std::hash::BuildHasherDefault<Fnv>>,
+}
+
+/// A fast hash of a long string, eight bytes at a time (FxHash's step).
+fn text_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = bytes.len() as u64;
+    for c in &mut chunks {
+        let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    for &b in chunks.remainder() {
+        h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
+    }
+    h
 }
 
 /// Strings at least this long are looked up before being stored again.
@@ -308,14 +346,26 @@ const DEDUP_MIN_BYTES: usize = 64;
 
 impl StringBlob {
     fn push(&mut self, v: &str, spans: &mut U32s) -> Result<()> {
-        let (start, end) = match self.seen.get(v) {
-            Some(&span) => span,
+        let long = v.len() >= DEDUP_MIN_BYTES;
+        let hash = if long { text_hash(v.as_bytes()) } else { 0 };
+        let stored = if long {
+            self.seen.get(&hash).and_then(|spans| {
+                spans
+                    .iter()
+                    .copied()
+                    .find(|&(a, b)| &self.s.as_bytes()[a..b] == v.as_bytes())
+            })
+        } else {
+            None
+        };
+        let (start, end) = match stored {
+            Some(span) => span,
             None => {
                 let start = self.s.len();
                 self.s.push_str(v);
                 let end = self.s.len();
-                if v.len() >= DEDUP_MIN_BYTES {
-                    self.seen.insert(v.to_string(), (start, end));
+                if long {
+                    self.seen.entry(hash).or_default().push((start, end));
                 }
                 (start, end)
             }
@@ -330,109 +380,218 @@ impl StringBlob {
     }
 }
 
-/// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
-pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
-    let mut blob = StringBlob::default();
-    let mut page_spans = U32s::new();
-    let mut page_boost = F32s::new();
-    let mut page_reference = Vec::with_capacity(pages.len());
-    let mut section_page = U32s::new();
-    let mut section_level = Vec::new();
-    let mut section_spans = U32s::new();
+/// The stored text of the pages and sections, their per-page and
+/// per-section arrays, and the typo vocabulary.
+struct Stored {
+    blob: StringBlob,
+    page_spans: U32s,
+    page_boost: F32s,
+    page_reference: Vec<u8>,
+    section_page: U32s,
+    section_level: Vec<u8>,
+    section_spans: U32s,
+    vocabulary: WordSet,
+}
 
-    // term id → postings (section, weighted tf)
-    let mut term_ids: TermMap<u32> = TermMap::default();
-    let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut lengths: Vec<u32> = Vec::new();
-    let mut vocabulary = WordSet::default();
-
-    // Each section's terms and words, analysed on every core (rayon keeps
-    // the order), then merged one section at a time in corpus order: the
-    // index is the same bytes whatever the number of threads.
-    let analysed: Vec<SectionTerms> = pages
-        .par_iter()
-        .flat_map_iter(|page| page.sections.iter().map(move |s| (page, s)))
-        .map(|(page, section)| {
-            let (tf, len) = section_terms(analyzer, opts.weights, &page.title, section);
-            let mut tf: Vec<(String, u32)> = tf.into_iter().collect();
-            tf.sort_unstable();
-            let mut words = Vec::new();
-            for v in [&page.title, &section.heading, &section.text] {
-                words.extend(plain_words(v));
-            }
-            words.sort_unstable();
-            words.dedup();
-            SectionTerms { tf, len, words }
-        })
-        .collect();
-    let mut analysed = analysed.into_iter();
-
+fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> {
+    let mut st = Stored {
+        blob: StringBlob::default(),
+        page_spans: U32s::new(),
+        page_boost: F32s::new(),
+        page_reference: Vec::with_capacity(pages.len()),
+        section_page: U32s::new(),
+        section_level: Vec::new(),
+        section_spans: U32s::new(),
+        vocabulary: WordSet::default(),
+    };
     for (p, page) in pages.iter().enumerate() {
-        let p = u32::try_from(p).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
         for v in [&page.path, &page.route, &page.title, &page.description] {
-            blob.push(v, &mut page_spans)?;
+            st.blob.push(v, &mut st.page_spans)?;
         }
-        page_boost.push(
+        st.page_boost.push(
             page.boost
                 .filter(|b| b.is_finite() && *b >= 0.0)
                 .unwrap_or(1.0),
         );
-        page_reference.push(u8::from(page.reference));
+        st.page_reference.push(u8::from(page.reference));
         for section in &page.sections {
-            let s = u32::try_from(lengths.len())
-                .map_err(|_| Error::TooLarge("over 4 billion sections"))?;
-            section_page.push(p);
-            section_level.push(section.level);
+            st.section_page.push(p as u32);
+            st.section_level.push(section.level);
             for v in [&section.heading, &section.anchor, &section.text] {
-                blob.push(v, &mut section_spans)?;
-            }
-            let SectionTerms { tf, len, words } = analysed.next().expect("one analysis a section");
-            vocabulary.extend(words);
-            lengths.push(len);
-            for (term, f) in tf {
-                let next = term_ids.len() as u32;
-                let id = *term_ids.entry(term).or_insert(next);
-                if id as usize == postings.len() {
-                    postings.push(Vec::new());
-                }
-                postings[id as usize].push((s, f));
+                st.blob.push(v, &mut st.section_spans)?;
             }
         }
     }
+    for a in analysed {
+        st.vocabulary.extend(a.words.iter().cloned());
+    }
+    Ok(st)
+}
 
+/// The sorted terms and their postings.
+struct Postings {
+    terms: usize,
+    term_text: String,
+    term_end: U32s,
+    term_idf: F32s,
+    term_postings_end: U32s,
+    postings_section: U32s,
+    postings_impact: F32s,
+    n_sections: u32,
+    n_postings: u64,
+}
+
+/// Term ids are positions in byte order of the distinct terms; each term's
+/// postings are its sections in ascending order, placed by counting.
+fn postings(analysed: &[SectionTerms]) -> Result<Postings> {
+    type Set<'a> = std::collections::HashSet<&'a str, std::hash::BuildHasherDefault<Fnv>>;
+    let mut terms: Vec<&str> = analysed
+        .par_iter()
+        .fold(Set::default, |mut set, a| {
+            set.extend(a.tf.iter().map(|(t, _)| t.as_str()));
+            set
+        })
+        .reduce(Set::default, |mut a, mut b| {
+            if a.len() < b.len() {
+                std::mem::swap(&mut a, &mut b);
+            }
+            a.extend(b);
+            a
+        })
+        .into_iter()
+        .collect();
+    terms.par_sort_unstable();
+    let ids: HashMap<&str, u32, std::hash::BuildHasherDefault<Fnv>> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i as u32))
+        .collect();
+    let by_id: Vec<Vec<(u32, u32)>> = analysed
+        .par_iter()
+        .map(|a| a.tf.iter().map(|(t, f)| (ids[t.as_str()], *f)).collect())
+        .collect();
+
+    let mut ends: Vec<u64> = vec![0; terms.len()];
+    for list in &by_id {
+        for &(id, _) in list {
+            ends[id as usize] += 1;
+        }
+    }
+    let mut n_postings: u64 = 0;
+    for e in ends.iter_mut() {
+        n_postings += *e;
+        *e = n_postings;
+    }
+    if n_postings > u32::MAX as u64 {
+        return Err(Error::TooLarge("over 4 billion postings"));
+    }
+    let mut next: Vec<usize> = std::iter::once(0)
+        .chain(ends.iter().map(|&e| e as usize))
+        .take(terms.len())
+        .collect();
+    let mut section = vec![0u32; n_postings as usize];
+    let mut freq = vec![0u32; n_postings as usize];
+    for (s, list) in by_id.iter().enumerate() {
+        for &(id, f) in list {
+            let at = &mut next[id as usize];
+            section[*at] = s as u32;
+            freq[*at] = f;
+            *at += 1;
+        }
+    }
+
+    let lengths: Vec<u32> = analysed.iter().map(|a| a.len).collect();
     let n_sections = lengths.len() as u32;
     let avg_len = if lengths.is_empty() {
         0.0
     } else {
         lengths.iter().map(|&l| l as f64).sum::<f64>() as f32 / lengths.len() as f32
     };
-
-    let mut terms: Vec<(String, u32)> = term_ids.into_iter().collect();
-    terms.sort_unstable();
+    let impacts: Vec<f32> = section
+        .par_iter()
+        .zip(freq.par_iter())
+        .map(|(&s, &f)| impact(f as f32, lengths[s as usize] as f32, avg_len))
+        .collect();
 
     let mut term_text = String::new();
     let mut term_end = U32s::new();
     let mut term_idf = F32s::new();
-    let mut term_postings_end = U32s::new();
-    let mut postings_section = U32s::new();
-    let mut postings_impact = F32s::new();
-    let mut n_postings: u64 = 0;
-    for (term, id) in &terms {
+    let mut start = 0u64;
+    for (term, &end) in terms.iter().zip(&ends) {
         term_text.push_str(term);
         term_end.push(
             u32::try_from(term_text.len()).map_err(|_| Error::TooLarge("term text over 4 GiB"))?,
         );
-        let list = &postings[*id as usize];
-        term_idf.push(idf(n_sections, list.len() as u32));
-        for &(s, f) in list {
-            postings_section.push(s);
-            postings_impact.push(impact(f as f32, lengths[s as usize] as f32, avg_len));
-        }
-        n_postings += list.len() as u64;
-        term_postings_end.push(
-            u32::try_from(n_postings).map_err(|_| Error::TooLarge("over 4 billion postings"))?,
-        );
+        term_idf.push(idf(n_sections, (end - start) as u32));
+        start = end;
     }
+    Ok(Postings {
+        terms: terms.len(),
+        term_text,
+        term_end,
+        term_idf,
+        term_postings_end: ends.iter().map(|&e| e as u32).collect(),
+        postings_section: section.into_iter().collect(),
+        postings_impact: impacts.into_iter().collect(),
+        n_sections,
+        n_postings,
+    })
+}
+
+/// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
+pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
+    if pages.iter().map(|p| p.sections.len()).sum::<usize>() > u32::MAX as usize {
+        return Err(Error::TooLarge("over 4 billion sections"));
+    }
+    u32::try_from(pages.len()).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
+
+    crate::analyzer::forget_chunks();
+    // Each section's terms and words, analysed on every core (rayon keeps
+    // the order). Everything after works from these in corpus order or
+    // sorts: the index is the same bytes whatever the number of threads.
+    let analysed: Vec<SectionTerms> = pages
+        .par_iter()
+        .flat_map_iter(|page| page.sections.iter().map(move |s| (page, s)))
+        .map(|(page, section)| {
+            // The typo vocabulary: the words of every distinct chunk (a
+            // word never spans whitespace), taken when a thread first
+            // analyses the chunk.
+            let mut words = Vec::new();
+            let (tf, len) =
+                section_terms_and_chunks(analyzer, opts.weights, &page.title, section, |c| {
+                    words.extend(plain_words(c))
+                });
+            SectionTerms {
+                tf: tf.into_iter().collect(),
+                len,
+                words,
+            }
+        })
+        .collect();
+
+    // The stored text and the vocabulary on one side, the postings on the other.
+    let (stored, postings) = rayon::join(|| store_text(pages, &analysed), || postings(&analysed));
+    let Stored {
+        blob,
+        page_spans,
+        page_boost,
+        page_reference,
+        section_page,
+        section_level,
+        section_spans,
+        vocabulary,
+    } = stored?;
+    let Postings {
+        terms,
+        term_text,
+        term_end,
+        term_idf,
+        term_postings_end,
+        postings_section,
+        postings_impact,
+        n_sections,
+        n_postings,
+    } = postings?;
 
     let mut words = String::new();
     let mut word_end = U32s::new();
@@ -470,7 +629,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         weights: opts.weights,
         pages: pages.len() as u32,
         sections: n_sections,
-        terms: terms.len() as u32,
+        terms: terms as u32,
         postings: n_postings,
     };
     Ok(Index::new(meta, data))

@@ -71,7 +71,11 @@ pub fn plain_word(w: &str) -> Option<String> {
     if w.len() < ONE_TYPO_FROM || w.len() > 4 * MAX_WORD {
         return None;
     }
-    let lower = deunicode::deunicode(w).to_ascii_lowercase();
+    let lower = if w.is_ascii() {
+        w.to_ascii_lowercase()
+    } else {
+        deunicode::deunicode(w).to_ascii_lowercase()
+    };
     (lower.len() >= ONE_TYPO_FROM
         && lower.len() <= MAX_WORD
         && lower.bytes().all(|b| b.is_ascii_lowercase()))
