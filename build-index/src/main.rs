@@ -439,12 +439,13 @@ fn search(
             hits: hits
                 .iter()
                 .map(|h| {
-                    let (heading, _) = index.section_heading_anchor(h.section);
+                    let (heading, anchor) = index.section_heading_anchor(h.section);
+                    let (id, route) = index.page_path_route(index.section_page(h.section));
                     HitLine {
                         heading,
-                        id: index.page_path_route(index.section_page(h.section)).0,
+                        id,
                         score: h.score,
-                        url: ask_index::search::section_url(&index, h.section),
+                        url: ask_index::search::url_of(&index, route, anchor),
                     }
                 })
                 .collect(),

@@ -143,6 +143,9 @@ pub struct Index {
     /// Per typo-vocabulary word: the set of its letters, derived on the
     /// first typo lookup (not at load: cold start does not pay for it).
     pub(crate) word_letters: std::sync::OnceLock<Vec<u32>>,
+    /// Term ids by a hash of the term (open addressing, id + 1, 0 empty),
+    /// derived on the first lookup, not at load.
+    term_table: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// The payload: flat arrays only.
@@ -675,6 +678,7 @@ impl Index {
             meta,
             data,
             word_letters: std::sync::OnceLock::new(),
+            term_table: std::sync::OnceLock::new(),
         }
     }
 
@@ -748,19 +752,32 @@ impl Index {
         }
     }
 
-    /// The term's id, by binary search over the sorted terms.
+    /// The term's id, from a hash table of the sorted terms (built on the
+    /// first lookup).
     pub fn term_id(&self, term: &str) -> Option<u32> {
         let d = &self.data;
-        let (mut lo, mut hi) = (0usize, d.term_end.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match d.term(mid).cmp(term) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid as u32),
+        let table = self.term_table.get_or_init(|| {
+            let n = d.term_end.len();
+            let mut table = vec![0u32; (2 * n).next_power_of_two().max(2)];
+            let mask = table.len() - 1;
+            for id in 0..n {
+                let mut at = fnv1a64(d.term(id).as_bytes(), 0) as usize & mask;
+                while table[at] != 0 {
+                    at = (at + 1) & mask;
+                }
+                table[at] = id as u32 + 1;
+            }
+            table
+        });
+        let mask = table.len() - 1;
+        let mut at = fnv1a64(term.as_bytes(), 0) as usize & mask;
+        loop {
+            match table[at] {
+                0 => return None,
+                id if d.term(id as usize - 1) == term => return Some(id - 1),
+                _ => at = (at + 1) & mask,
             }
         }
-        None
     }
 
     /// Whether `section` contains `term` (in its text, heading or page
@@ -990,10 +1007,23 @@ impl IndexData {
         &self.words[start..self.word_end.get(i) as usize]
     }
 
-    /// The number of leading words (of the first `n`) for which `pred`
-    /// holds, `pred` being true for a prefix of them.
-    pub(crate) fn words_before(&self, n: usize, pred: impl Fn(&str) -> bool) -> usize {
-        let (mut lo, mut hi) = (0usize, n);
+    /// The index of `w` in the typo vocabulary (sorted by length, then
+    /// text), if it is there.
+    pub(crate) fn word_index(&self, w: &[u8]) -> Option<usize> {
+        let n = self.word_end.len();
+        let i = self.words_partition(0, n, |v| (v.len(), v.as_bytes()) < (w.len(), w));
+        (i < n && self.word(i).as_bytes() == w).then_some(i)
+    }
+
+    /// The first word of `lo..hi` for which `pred` fails, `pred` being
+    /// true for a prefix of them (`hi` if it holds for all).
+    pub(crate) fn words_partition(
+        &self,
+        lo: usize,
+        hi: usize,
+        pred: impl Fn(&str) -> bool,
+    ) -> usize {
+        let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
             let mid = (lo + hi) / 2;
             if pred(self.word(mid)) {

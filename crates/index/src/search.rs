@@ -229,7 +229,14 @@ pub fn section_url(index: &Index, section: u32) -> String {
     if index.meta.source == "jsonl" {
         return route.to_string();
     }
-    let (_, anchor) = index.section_heading_anchor(section);
+    url_of(index, route, index.section_heading_anchor(section).1)
+}
+
+/// [`section_url`] from the route of the section's page and its anchor.
+pub fn url_of(index: &Index, route: &str, anchor: &str) -> String {
+    if index.meta.source == "jsonl" {
+        return route.to_string();
+    }
     let base = &index.meta.docs_base_url;
     let mut url = String::with_capacity(base.len() + route.len() + anchor.len() + 1);
     url.push_str(base);

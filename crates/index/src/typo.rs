@@ -112,11 +112,23 @@ impl WordSet {
     }
 }
 
-/// The set of letters of a lower-case ASCII word, as bits.
+/// The set of letters of a lower-case ASCII word, as bits 0–25, and its
+/// first letter in bits 27–31.
 pub(crate) fn letters(w: &str) -> u32 {
-    w.bytes()
-        .fold(0, |m, b| m | 1 << (b.wrapping_sub(b'a') & 31))
+    let set = w
+        .bytes()
+        .fold(0u32, |m, b| m | 1 << (b.wrapping_sub(b'a') % 26));
+    let first = w
+        .bytes()
+        .next()
+        .map_or(0, |b| u32::from(b.wrapping_sub(b'a') % 26));
+    set | first << FIRST_SHIFT
 }
+
+/// Where [`letters`] keeps the first letter.
+const FIRST_SHIFT: u32 = 27;
+/// The letter-set bits of [`letters`].
+const SET_BITS: u32 = (1 << 26) - 1;
 
 /// Typos between two ASCII words: their optimal string alignment distance,
 /// plus one when the first letters differ; `None` once certain to exceed
@@ -203,17 +215,64 @@ impl Index {
         }
         let d = &self.data;
         let n = d.word_end.len();
-        let lo = d.words_before(n, |w| w.len() < word.len() - max);
-        let hi = d.words_before(n, |w| w.len() <= word.len() + max);
+        let first = word.as_bytes()[0];
+        // The words within reach, by length (the vocabulary is sorted by
+        // length, then text). Within one typo, only words with the same
+        // first letter: another first letter counts two.
+        // Within one typo, only words with the same first letter (another
+        // first letter counts two); within two, also the words one edit at
+        // the front away (another first letter, then nothing else
+        // changed), which are few enough to look up one by one.
+        let same_first = (word.len() - max..=word.len() + max).map(|len| {
+            let a = d.words_partition(0, n, |w| w.len() < len);
+            let b = d.words_partition(a, n, |w| w.len() <= len);
+            let a = d.words_partition(a, b, |w| w.as_bytes()[0] < first);
+            (a, d.words_partition(a, b, |w| w.as_bytes()[0] <= first))
+        });
+        let mut front: Vec<usize> = Vec::new();
+        if max == 2 {
+            let w = word.as_bytes();
+            let mut look = |cand: &[u8]| {
+                if let Some(i) = d.word_index(cand) {
+                    front.push(i);
+                }
+            };
+            look(&w[1..]);
+            let mut swapped = w.to_vec();
+            swapped.swap(0, 1);
+            look(&swapped);
+            let mut cand = Vec::with_capacity(w.len() + 1);
+            for c in b'a'..=b'z' {
+                cand.clear();
+                cand.push(c);
+                cand.extend_from_slice(&w[1..]);
+                look(&cand);
+                cand.truncate(1);
+                cand.extend_from_slice(w);
+                look(&cand);
+            }
+        }
+        let ranges = same_first
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|(a, b)| a..b)
+            .chain(front);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let mask = letters(word);
         let masks = self
             .word_letters
             .get_or_init(|| (0..d.word_end.len()).map(|i| letters(d.word(i))).collect());
-        for (i, m) in masks.iter().enumerate().take(hi).skip(lo) {
-            // Each typo changes at most two of the letters a word contains:
-            // one comparison refuses nearly every word.
-            if (m ^ mask).count_ones() as usize > 2 * max {
+        for i in ranges {
+            let m = masks[i];
+            // Each typo changes at most two of the letters a word contains,
+            // and another first letter is itself a typo (two, by the rules
+            // above): one comparison refuses nearly every word.
+            let allowed = if (m ^ mask) >> FIRST_SHIFT == 0 {
+                max
+            } else {
+                max - 1
+            };
+            if ((m ^ mask) & SET_BITS).count_ones() as usize > 2 * allowed {
                 continue;
             }
             let w = d.word(i);
