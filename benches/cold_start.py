@@ -7,8 +7,10 @@ time here, and the fetch_ms, decode_ms and init_ms it carries) into runtime
 start (exec to main's first step), setup (config and the S3 client), S3
 fetch, verify + decode, and the first query (log line to answer).
 
-    python cold_start.py ASK_BINARY RUNS NAME=INDEX_FILE ...
-Prints one JSON line per index. Needs moto_server and cargo-lambda on PATH.
+    python cold_start.py ASK_BINARY RUNS NAME=INDEX_FILE ... [NAME=exec:BINARY ...]
+Prints one JSON line per index. NAME=exec:BINARY times another binary (a
+hello-world Lambda) the same way, with no index and no phases. Needs
+moto_server and cargo-lambda on PATH.
 """
 import json
 import os
@@ -73,9 +75,13 @@ def main():
                    AWS_LAMBDA_LOG_FORMAT="json")
         for spec in specs:
             name, path = spec.split("=", 1)
-            data = open(path, "rb").read()
-            s3("PUT", moto_port, f"/ask-cold/{name}.idx", data)
-            env["ASK_INDEX"] = f"s3://ask-cold/{name}.idx"
+            binary = ask
+            if path.startswith("exec:"):
+                binary, data = path[len("exec:"):], b""
+            else:
+                data = open(path, "rb").read()
+                s3("PUT", moto_port, f"/ask-cold/{name}.idx", data)
+                env["ASK_INDEX"] = f"s3://ask-cold/{name}.idx"
             times, rss, phases = [], [], []
             for _ in range(runs):
                 # A fresh emulator each run: a killed runtime's pending poll
@@ -88,7 +94,7 @@ def main():
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 wait_port(emu_port, "cargo lambda watch")
                 t0 = time.perf_counter()
-                p = subprocess.Popen([ask], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                p = subprocess.Popen([binary], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
                 loaded = {}
 
                 def watch(out=p.stdout, loaded=loaded):
@@ -102,6 +108,15 @@ def main():
                     status = r.status
                 t1 = time.perf_counter()
                 times.append((t1 - t0) * 1e3)
+                if binary != ask:
+                    if status != 200:
+                        raise SystemExit(f"{name}: status {status}")
+                    rss.append(peak_rss_kb(p.pid))
+                    p.kill()
+                    p.wait()
+                    emu.kill()
+                    emu.wait()
+                    continue
                 for _ in range(100):
                     if loaded:
                         break
@@ -125,7 +140,7 @@ def main():
             print(json.dumps({"name": name, "index_bytes": len(data), "runs": runs,
                               "cold_ms_median": statistics.median(times), "cold_ms_p90": q(times, 0.9),
                               "cold_ms_min": min(times), "peak_rss_kb": max(rss),
-                              "phases_p50": {k: q([ph[k] for ph in phases], 0.5) for k in phases[0]}}),
+                              "phases_p50": {k: q([ph[k] for ph in phases], 0.5) for k in phases[0]} if phases else None}),
                   flush=True)
     finally:
         for p in procs:

@@ -24,7 +24,10 @@ DOCS="${DOCS:-docs/content/docs}"
 export SAM_CLI_TELEMETRY=0
 
 rustup target add aarch64-unknown-linux-gnu >/dev/null
-sam build
+# `sam build` runs `cargo lambda build --release`: give it the settings of the
+# dist profile in Cargo.toml (fat LTO, one codegen unit, no symbols).
+CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+  CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_INCREMENTAL=false sam build
 
 outputs() {
   sam list stack-outputs --stack-name "$STACK" --output json 2>/dev/null || true

@@ -89,7 +89,17 @@ pub async fn open(spec: &str, s3_path_style: bool) -> Result<(Index, LoadTimings
         Location::File(path) => load(&ask_store::File(path)).await,
         Location::S3 { bucket, key } => {
             let client = ask_store::s3_client(s3_path_style).await;
-            load(&ask_store::S3::new(client, &bucket, &key)).await
+            let mut s3 = ask_store::S3::new(client, &bucket, &key);
+            if let Ok(v) = std::env::var(ask_store::PART_BYTES_VAR) {
+                match v.trim().parse::<u64>() {
+                    Ok(n) if n > 0 => s3 = s3.with_part_bytes(n),
+                    _ => tracing::warn!(
+                        "{}={v:?} is not a positive number of bytes; fetching with one GET",
+                        ask_store::PART_BYTES_VAR
+                    ),
+                }
+            }
+            load(&s3).await
         }
     }
 }

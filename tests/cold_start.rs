@@ -169,3 +169,41 @@ fn s3_faults_at_cold_start_end_fast_with_a_named_cause() {
     }
     eprintln!("{table}");
 }
+
+/// An index larger than a part comes in ranged GETs, several at once, put
+/// together in order: it loads, and a flipped byte in a middle part is
+/// still caught by the checksum.
+#[test]
+fn a_large_index_is_fetched_in_parallel_parts() {
+    use faults::Fault;
+    let s3 = moto::Moto::start();
+    s3.create_bucket("ask-parts");
+    let bytes = docs::docs_index_bytes();
+    let part = 16_384;
+    assert!(bytes.len() > 4 * part && !bytes.len().is_multiple_of(part));
+    s3.put("ask-parts", "docs.idx", &bytes);
+    let mut corrupt = bytes.clone();
+    corrupt[2 * part + 17] ^= 0x55;
+    s3.put("ask-parts", "corrupt.idx", &corrupt);
+    for (key, expect) in [
+        ("docs.idx", format!("bytes={}", bytes.len())),
+        ("corrupt.idx", "checksum mismatch".to_string()),
+    ] {
+        let proxy = faults::start(s3.port, Fault::None);
+        let mut env = s3.env();
+        env.retain(|(k, _)| *k != "AWS_ENDPOINT_URL_S3");
+        env.push((
+            "AWS_ENDPOINT_URL_S3",
+            format!("http://127.0.0.1:{}", proxy.port),
+        ));
+        env.push(("ASK_INDEX", format!("s3://ask-parts/{key}")));
+        env.push(("ASK_S3_PART_BYTES", part.to_string()));
+        let (_, out) = cold_start(&env);
+        assert!(out.contains(&expect), "{key}: {out}");
+        let connections = proxy.connections.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            connections >= 2,
+            "{key}: the parts came over {connections} connection(s), not in parallel"
+        );
+    }
+}

@@ -9,7 +9,8 @@
 //! letters or more) carry a copy-specific suffix, so that the vocabulary
 //! and the rare terms grow with each copy while common words' postings
 //! grow in proportion; cut at `factor × 9,306` sections. Queries: every
-//! golden question and SciFact's 300 test claims. Prints one JSON line.
+//! golden question and SciFact's 300 test claims, three passes, each
+//! query's fastest. Prints one JSON line.
 
 mod common;
 
@@ -48,14 +49,9 @@ fn main() {
             .space_usage()
             .map_or(0, |u| u.total().get_bytes());
         let parser = peer.parser();
-        let times: Vec<f64> = queries
-            .iter()
-            .map(|q| {
-                let t = Instant::now();
-                std::hint::black_box(peer.search(&parser, q, 10));
-                t.elapsed().as_secs_f64() * 1e6
-            })
-            .collect();
+        let times = best_of(PASSES, &queries, |q| {
+            std::hint::black_box(peer.search(&parser, q, 10));
+        });
         (build_s, bytes, None, times)
     } else {
         let t = Instant::now();
@@ -75,21 +71,16 @@ fn main() {
         let index = ask_index::decode(&encoded).unwrap();
         let analyzer = Analyzer::new();
         let rules = ask_index::search::Rules::default();
-        let times: Vec<f64> = queries
-            .iter()
-            .map(|q| {
-                let t = Instant::now();
-                std::hint::black_box(ask_index::search::retrieve_corrected(
-                    &index,
-                    &analyzer,
-                    q,
-                    &[],
-                    10,
-                    &rules,
-                ));
-                t.elapsed().as_secs_f64() * 1e6
-            })
-            .collect();
+        let times = best_of(PASSES, &queries, |q| {
+            std::hint::black_box(ask_index::search::retrieve_corrected(
+                &index,
+                &analyzer,
+                q,
+                &[],
+                10,
+                &rules,
+            ));
+        });
         (
             build_s,
             encoded.len() as u64,
@@ -115,6 +106,23 @@ fn main() {
             "peak_rss_mb": (rss_kb("VmHWM").saturating_sub(base_rss)) as f64 / 1024.0,
         })
     );
+}
+
+/// Passes over the queries; each query's time is its fastest pass (this
+/// is a shared VM: one slow pass is the machine, not the query).
+const PASSES: usize = 3;
+
+/// Each query's fastest time over `passes` passes, in µs.
+fn best_of(passes: usize, queries: &[String], mut run: impl FnMut(&str)) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; queries.len()];
+    for _ in 0..passes {
+        for (q, b) in queries.iter().zip(best.iter_mut()) {
+            let t = Instant::now();
+            run(q);
+            *b = b.min(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    best
 }
 
 /// `n` sections: the shared corpora, then perturbed copies of them.

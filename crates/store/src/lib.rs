@@ -146,7 +146,19 @@ pub struct S3 {
     client: aws_sdk_s3::Client,
     bucket: String,
     key: String,
+    /// Fetch in ranges of this many bytes (`None`: one GET).
+    part_bytes: Option<u64>,
 }
+
+/// A part size for [`S3::with_part_bytes`] (what the bench uses): objects
+/// larger than the part size are fetched as ranges of it, several at once
+/// ([`PARALLEL_PARTS`]), each held to the first part's ETag.
+pub const PART_BYTES: u64 = 8 << 20;
+/// Ranged GETs in flight at once.
+pub const PARALLEL_PARTS: usize = 8;
+/// The environment variable that turns ranged GETs on, with their size in
+/// bytes (unset: one GET).
+pub const PART_BYTES_VAR: &str = "ASK_S3_PART_BYTES";
 
 /// The environment variable that turns on path-style S3 addressing (for
 /// S3-compatible stores such as moto).
@@ -214,7 +226,14 @@ impl S3 {
             client,
             bucket: bucket.to_string(),
             key: key.to_string(),
+            part_bytes: None,
         }
+    }
+
+    /// Fetches in ranges of `bytes` (see [`PART_BYTES`]).
+    pub fn with_part_bytes(mut self, bytes: u64) -> S3 {
+        self.part_bytes = Some(bytes.max(1));
+        self
     }
 
     /// Writes `bytes` to the object.
@@ -230,6 +249,103 @@ impl S3 {
             .map_err(|e| s3_error("PutObject", &self.bucket, &self.key, e))?;
         Ok(())
     }
+
+    /// Sends one GET of `range` (all of the object when `None`), held to
+    /// `etag`; the body is still to be read.
+    async fn send(
+        &self,
+        range: Option<(u64, u64)>,
+        etag: Option<&str>,
+    ) -> Result<aws_sdk_s3::operation::get_object::GetObjectOutput> {
+        self.client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(&self.key)
+            .set_range(range.map(|(a, b)| format!("bytes={a}-{}", b - 1)))
+            .set_if_match(etag.map(str::to_string))
+            .send()
+            .await
+            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))
+    }
+
+    /// Reads a GET's body.
+    async fn body(&self, obj: aws_sdk_s3::operation::get_object::GetObjectOutput) -> Result<Bytes> {
+        Ok(obj
+            .body
+            .collect()
+            .await
+            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
+            .into_bytes())
+    }
+
+    /// One ranged GET, held to `etag`, checked for its length.
+    async fn part(self, (a, b): (u64, u64), etag: Option<String>) -> Result<Bytes> {
+        let obj = self.send(Some((a, b)), etag.as_deref()).await?;
+        let got = self.body(obj).await?;
+        if got.len() as u64 != b - a {
+            return Err(Error::S3 {
+                op: "GetObject",
+                bucket: self.bucket.clone(),
+                key: self.key.clone(),
+                message: format!("bytes {a}-{} came back as {} bytes", b - 1, got.len()),
+            });
+        }
+        Ok(got)
+    }
+
+    /// The whole object: one GET when it fits in a part. Otherwise the
+    /// first part's headers give the size and ETag, the other parts are
+    /// asked for [`PARALLEL_PARTS`] at a time while the first part's body
+    /// is read, and all are put together in order (the index's checksum
+    /// then covers every byte).
+    async fn get_all(&self) -> Result<Bytes> {
+        let Some(part) = self.part_bytes else {
+            return self.body(self.send(None, None).await?).await;
+        };
+        let first = self.send(Some((0, part)), None).await?;
+        // "bytes 0-8388607/14104162"; none when the store sent it all.
+        let total = first
+            .content_range()
+            .and_then(|r| r.rsplit('/').next())
+            .and_then(|t| t.parse::<u64>().ok())
+            .filter(|&t| t > part);
+        let Some(total) = total else {
+            return self.body(first).await;
+        };
+        let etag = first.e_tag().map(str::to_string);
+        let ranges: Vec<(u64, u64)> = (1..total.div_ceil(part))
+            .map(|i| (i * part, ((i + 1) * part).min(total)))
+            .collect();
+        let mut batches = ranges.chunks(PARALLEL_PARTS);
+        let spawn = |batch: &[(u64, u64)]| {
+            let mut tasks = tokio::task::JoinSet::new();
+            for (n, &range) in batch.iter().enumerate() {
+                let part = self.clone().part(range, etag.clone());
+                tasks.spawn(async move { (n, part.await) });
+            }
+            tasks
+        };
+        let mut running = batches.next().map(spawn);
+        let mut out = Vec::with_capacity(total as usize);
+        out.extend_from_slice(&self.body(first).await?);
+        while let Some(mut tasks) = running.take() {
+            let mut parts: Vec<Option<Bytes>> = vec![None; tasks.len()];
+            while let Some(done) = tasks.join_next().await {
+                let (n, got) = done.map_err(|e| Error::S3 {
+                    op: "GetObject",
+                    bucket: self.bucket.clone(),
+                    key: self.key.clone(),
+                    message: format!("a ranged GET did not finish: {e}"),
+                })?;
+                parts[n] = Some(got?);
+            }
+            running = batches.next().map(spawn);
+            for p in parts {
+                out.extend_from_slice(&p.expect("every part joined"));
+            }
+        }
+        Ok(Bytes::from(out))
+    }
 }
 
 impl IndexSource for S3 {
@@ -241,25 +357,9 @@ impl IndexSource for S3 {
     }
 
     async fn fetch(&self) -> Result<Bytes> {
-        let get = async {
-            let obj = self
-                .client
-                .get_object()
-                .bucket(&self.bucket)
-                .key(&self.key)
-                .send()
-                .await
-                .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?;
-            Ok(obj
-                .body
-                .collect()
-                .await
-                .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
-                .into_bytes())
-        };
         // The SDK's operation timeout ends at the response headers; a body
         // that stalls is held to the same deadline here.
-        tokio::time::timeout(OPERATION_TIMEOUT, get)
+        tokio::time::timeout(OPERATION_TIMEOUT, self.get_all())
             .await
             .unwrap_or_else(|_| {
                 Err(Error::S3 {
