@@ -218,8 +218,8 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
              + ".\n")
 
     L.append("## Index load (criterion, `build-index/benches/load.rs`)\n")
-    L.append("Bytes in memory → searchable index (checksum, bincode decode, validation), next to `to_vec()`")
-    L.append("of the same bytes.\n")
+    L.append("Bytes in memory → searchable index (checksum, bincode decode, validation; the index's arrays and")
+    L.append("text are slices of those bytes, as in the Lambda, not copies), next to `to_vec()` of the same bytes.\n")
     L.append("| corpus | index bytes | load GB/s | plain copy GB/s | load time / copy time |")
     L.append("|---|---|---|---|---|")
     for name in MDX + ["beir-scifact"]:

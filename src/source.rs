@@ -68,7 +68,8 @@ pub async fn load(source: &impl IndexSource) -> Result<(Index, LoadTimings), Loa
     })?;
     let fetch_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let index = ask_index::decode(&bytes).map_err(|source| LoadError::Invalid {
+    let n = bytes.len();
+    let index = ask_index::decode_bytes(bytes).map_err(|source| LoadError::Invalid {
         location: location.clone(),
         source,
     })?;
@@ -77,7 +78,7 @@ pub async fn load(source: &impl IndexSource) -> Result<(Index, LoadTimings), Loa
         LoadTimings {
             fetch_ms,
             decode_ms: t.elapsed().as_secs_f64() * 1e3,
-            bytes: bytes.len(),
+            bytes: n,
         },
     ))
 }

@@ -371,9 +371,10 @@ fn search(
     no_typos: bool,
 ) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let n_bytes = bytes.len();
     let load = Instant::now();
-    let index: Index =
-        ask_index::decode(&bytes).with_context(|| format!("loading {}", path.display()))?;
+    let index: Index = ask_index::decode_bytes(bytes.into())
+        .with_context(|| format!("loading {}", path.display()))?;
     let load = load.elapsed();
     let analyzer = Analyzer::new();
     let rules: Vec<(String, f32)> = match boost {
@@ -471,7 +472,7 @@ fn search(
         pct(0.5),
         pct(0.99),
         load.as_secs_f64() * 1e3,
-        bytes.len()
+        n_bytes
     );
     Ok(())
 }

@@ -6,21 +6,92 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Bytes of an index: built up in a `Vec` by `build`, or a slice of the
+/// file's bytes as fetched (no copy: decoding an index shares them).
+#[derive(Clone)]
+pub enum Blob {
+    /// Bytes of its own.
+    Owned(Vec<u8>),
+    /// Part of the bytes an index was decoded from.
+    Shared(bytes::Bytes),
+}
+
+impl Default for Blob {
+    fn default() -> Self {
+        Blob::Owned(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Blob {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Blob::Owned(v) => v,
+            Blob::Shared(b) => b,
+        }
+    }
+}
+
+impl PartialEq for Blob {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Blob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Blob({} bytes)", self.len())
+    }
+}
+
+impl Blob {
+    /// The bytes, to append to (shared bytes are copied first).
+    pub fn vec_mut(&mut self) -> &mut Vec<u8> {
+        if let Blob::Shared(b) = self {
+            *self = Blob::Owned(b.to_vec());
+        }
+        match self {
+            Blob::Owned(v) => v,
+            Blob::Shared(_) => unreachable!("made owned above"),
+        }
+    }
+}
+
+/// Encoded exactly as `serde_bytes` encodes a `Vec<u8>`.
+impl Serialize for Blob {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Blob {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Blob::Owned(
+            serde_bytes::ByteBuf::deserialize(d)?.into_vec(),
+        ))
+    }
+}
+
 macro_rules! le_array {
     ($name:ident, $t:ty, $doc:literal) => {
         #[doc = $doc]
         #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-        pub struct $name(#[serde(with = "serde_bytes")] Vec<u8>);
+        pub struct $name(Blob);
 
         impl $name {
             /// An empty array.
             pub fn new() -> Self {
-                Self(Vec::new())
+                Self(Blob::default())
+            }
+
+            /// The array over `bytes` (little-endian values), shared.
+            pub fn shared(bytes: bytes::Bytes) -> Self {
+                Self(Blob::Shared(bytes))
             }
 
             /// Appends one value.
             pub fn push(&mut self, v: $t) {
-                self.0.extend_from_slice(&v.to_le_bytes());
+                self.0.vec_mut().extend_from_slice(&v.to_le_bytes());
             }
 
             /// Number of values.

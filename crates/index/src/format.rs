@@ -133,17 +133,65 @@ fn check_crc(bytes: &[u8], l: &Layout, expected: u32) -> Result<()> {
     Ok(())
 }
 
-/// Checks and decodes a whole index file.
+/// Checks and decodes a whole index file (copying it: see
+/// [`decode_bytes`] to share the bytes instead).
 pub fn decode(bytes: &[u8]) -> Result<Index> {
-    let (l, crc) = layout(bytes)?;
-    check_crc(bytes, &l, crc)?;
+    decode_bytes(bytes::Bytes::copy_from_slice(bytes))
+}
+
+/// The payload as laid out in the file, borrowed from it: the field order
+/// of [`IndexData`], whose byte arrays are encoded as bytes.
+#[derive(serde::Deserialize)]
+struct Borrowed<'a> {
+    strings: &'a [u8],
+    page_spans: &'a [u8],
+    section_page: &'a [u8],
+    section_level: &'a [u8],
+    section_spans: &'a [u8],
+    term_text: &'a str,
+    term_end: &'a [u8],
+    term_idf: &'a [u8],
+    term_postings_end: &'a [u8],
+    postings_section: &'a [u8],
+    postings_impact: &'a [u8],
+    page_boost: &'a [u8],
+    page_reference: &'a [u8],
+    words: &'a str,
+    word_end: &'a [u8],
+}
+
+/// Checks and decodes a whole index file whose bytes the index then
+/// shares: its text and arrays are slices of `bytes`, not copies (one copy
+/// less of the file in memory, and no page faults to make one).
+pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
+    use crate::arrays::{Blob, F32s, U32s};
+    let (l, crc) = layout(&bytes)?;
+    check_crc(&bytes, &l, crc)?;
     let meta = decode_meta(&bytes[l.header.clone()])?;
-    let (data, used): (IndexData, usize) =
-        bincode::serde::decode_from_slice(&bytes[l.payload.clone()], config())
-            .map_err(|e| Error::Decode(e.to_string()))?;
+    let payload = &bytes[l.payload.clone()];
+    let (b, used): (Borrowed, usize) = bincode::serde::borrow_decode_from_slice(payload, config())
+        .map_err(|e| Error::Decode(e.to_string()))?;
     if used != l.payload.len() {
         return Err(Error::Invalid("payload has trailing bytes".into()));
     }
+    let share = |s: &[u8]| bytes.slice_ref(s);
+    let data = IndexData {
+        strings: Blob::Shared(share(b.strings)),
+        page_spans: U32s::shared(share(b.page_spans)),
+        section_page: U32s::shared(share(b.section_page)),
+        section_level: b.section_level.to_vec(),
+        section_spans: U32s::shared(share(b.section_spans)),
+        term_text: b.term_text.to_string(),
+        term_end: U32s::shared(share(b.term_end)),
+        term_idf: F32s::shared(share(b.term_idf)),
+        term_postings_end: U32s::shared(share(b.term_postings_end)),
+        postings_section: U32s::shared(share(b.postings_section)),
+        postings_impact: F32s::shared(share(b.postings_impact)),
+        page_boost: F32s::shared(share(b.page_boost)),
+        page_reference: b.page_reference.to_vec(),
+        words: b.words.to_string(),
+        word_end: U32s::shared(share(b.word_end)),
+    };
     data.validate(&meta)?;
     Ok(Index::new(meta, data))
 }

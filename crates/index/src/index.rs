@@ -154,8 +154,7 @@ pub(crate) struct IndexData {
     /// All stored text, concatenated (UTF-8). Encoded exactly like a
     /// `String`, but decoded without a validation pass over all of it:
     /// each span is checked when it is read.
-    #[serde(with = "serde_bytes")]
-    pub strings: Vec<u8>,
+    pub strings: crate::arrays::Blob,
     /// Per page: path, route, title, description spans (8 values a page).
     pub page_spans: U32s,
     /// Per section: its page.
@@ -604,7 +603,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     }
 
     let data = IndexData {
-        strings: blob.s.into_bytes(),
+        strings: crate::arrays::Blob::Owned(blob.s.into_bytes()),
         page_spans,
         section_page,
         section_level,

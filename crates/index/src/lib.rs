@@ -22,7 +22,8 @@ pub mod synonyms;
 pub mod typo;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};
-pub use format::{FORMAT_VERSION, MAGIC, decode, encode, read_meta};
+pub use bytes::Bytes;
+pub use format::{FORMAT_VERSION, MAGIC, decode, decode_bytes, encode, read_meta};
 pub use index::{
     B, BuildMeta, BuildOptions, Hit, Index, K1, Page, PageInput, Section, SectionInput, Weights,
     build,
