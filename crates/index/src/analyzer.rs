@@ -13,6 +13,8 @@
 //!    (`createmdx`, `next.config.mjs`, `takumi-rs/core`), so an exact identifier
 //!    in a query scores above a text that merely has its parts.
 
+use std::sync::Arc;
+
 use bm25::{DefaultTokenizer, Language, Tokenizer};
 
 /// Name and version of the analysis, stored in every index: a change to the
@@ -30,7 +32,7 @@ const CHUNK_CACHE_MAX: usize = 1 << 18;
 
 type ChunkCache = std::collections::HashMap<
     Box<str>,
-    (Option<String>, Vec<String>),
+    (Option<Arc<str>>, Vec<Arc<str>>),
     std::hash::BuildHasherDefault<crate::index::Fnv>,
 >;
 
@@ -121,8 +123,8 @@ impl Analyzer {
                         cache.entry(chunk.into()).or_insert(analysed)
                     }
                 };
-                out.extend(whole.iter().cloned());
-                words.extend(chunk_words.iter().cloned());
+                out.extend(whole.iter().map(|t| t.to_string()));
+                words.extend(chunk_words.iter().map(|t| t.to_string()));
             }
         });
         out.extend(words);
@@ -138,39 +140,41 @@ impl Analyzer {
     pub fn for_each_term(
         &self,
         text: &str,
-        mut f: impl FnMut(&str),
+        mut f: impl FnMut(&Arc<str>),
         mut new_chunk: impl FnMut(&str),
     ) {
         with_chunks(|cache| {
             for chunk in text.split_whitespace() {
                 if let Some((whole, words)) = cache.get(chunk) {
-                    whole.iter().chain(words).for_each(|t| f(t));
+                    whole.iter().chain(words).for_each(&mut f);
                     continue;
                 }
                 new_chunk(chunk);
                 let analysed = self.analyze_chunk(chunk);
                 let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
-                whole.iter().chain(words.iter()).for_each(|t| f(t));
+                whole.iter().chain(words.iter()).for_each(&mut f);
             }
         });
     }
 
     /// What one whitespace-separated chunk contributes: its whole
     /// identifier, if it is one, and its words.
-    fn analyze_chunk(&self, chunk: &str) -> (Option<String>, Vec<String>) {
+    fn analyze_chunk(&self, chunk: &str) -> (Option<Arc<str>>, Vec<Arc<str>>) {
+        let shared = |words: Vec<String>| words.into_iter().map(Arc::from).collect();
         let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
         if core.is_empty() {
             return (None, Vec::new());
         }
         if !is_identifier(core) {
-            return (None, self.words.tokenize(chunk));
+            return (None, shared(self.words.tokenize(chunk)));
         }
         let whole = (core.len() <= MAX_WHOLE_IDENTIFIER)
             .then(|| deunicode::deunicode(core).to_lowercase())
-            .filter(|w| !w.is_empty());
+            .filter(|w| !w.is_empty())
+            .map(Arc::from);
         let mut split = String::with_capacity(core.len() + 8);
         split_identifier(core, &mut split);
-        (whole, self.words.tokenize(&split))
+        (whole, shared(self.words.tokenize(&split)))
     }
 }
 

@@ -250,7 +250,11 @@ pub fn section_terms(
     page_title: &str,
     section: &SectionInput,
 ) -> (TermMap<u32>, u32) {
-    section_terms_and_chunks(analyzer, weights, page_title, section, |_| {})
+    let (tf, len) = section_terms_and_chunks(analyzer, weights, page_title, section, |_| {});
+    (
+        tf.into_iter().map(|(t, f)| (t.to_string(), f)).collect(),
+        len,
+    )
 }
 
 /// [`section_terms`], passing on each chunk of the section's title,
@@ -262,8 +266,8 @@ fn section_terms_and_chunks(
     page_title: &str,
     section: &SectionInput,
     mut new_chunk: impl FnMut(&str),
-) -> (TermMap<u32>, u32) {
-    let mut tf: TermMap<u32> = TermMap::default();
+) -> (SharedTermMap, u32) {
+    let mut tf = SharedTermMap::default();
     let mut len = 0u32;
     let mut add = |text: &str, w: u32| {
         analyzer.for_each_term(
@@ -272,10 +276,10 @@ fn section_terms_and_chunks(
                 if w == 0 {
                     return;
                 }
-                match tf.get_mut(t) {
+                match tf.get_mut(&**t) {
                     Some(f) => *f += w,
                     None => {
-                        tf.insert(t.to_string(), w);
+                        tf.insert(t.clone(), w);
                     }
                 }
                 len += w;
@@ -309,10 +313,13 @@ impl std::hash::Hasher for Fnv {
 /// A map keyed by terms, hashed with [`Fnv`].
 pub type TermMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// Term frequencies keyed by the analyzer's shared terms (no copy of each).
+type SharedTermMap = HashMap<std::sync::Arc<str>, u32, std::hash::BuildHasherDefault<Fnv>>;
+
 /// One section's analysis, done in parallel by [`build`].
 struct SectionTerms {
     /// Terms and weighted frequencies.
-    tf: Vec<(String, u32)>,
+    tf: Vec<(std::sync::Arc<str>, u32)>,
     /// Weighted length.
     len: u32,
     /// Typo-vocabulary words of its chunks that were new to this thread.
@@ -450,7 +457,7 @@ fn postings(analysed: &[SectionTerms]) -> Result<Postings> {
     let mut terms: Vec<&str> = analysed
         .par_iter()
         .fold(Set::default, |mut set, a| {
-            set.extend(a.tf.iter().map(|(t, _)| t.as_str()));
+            set.extend(a.tf.iter().map(|(t, _)| &**t));
             set
         })
         .reduce(Set::default, |mut a, mut b| {
@@ -470,7 +477,7 @@ fn postings(analysed: &[SectionTerms]) -> Result<Postings> {
         .collect();
     let by_id: Vec<Vec<(u32, u32)>> = analysed
         .par_iter()
-        .map(|a| a.tf.iter().map(|(t, f)| (ids[t.as_str()], *f)).collect())
+        .map(|a| a.tf.iter().map(|(t, f)| (ids[&**t], *f)).collect())
         .collect();
 
     let mut ends: Vec<u64> = vec![0; terms.len()];
