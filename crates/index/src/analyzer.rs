@@ -186,12 +186,12 @@ fn is_joiner(c: char) -> bool {
 /// Is this whitespace-free run an identifier worth keeping whole: two or more
 /// alphanumeric parts joined by a joiner, or a lower→upper camel-case step?
 pub fn is_identifier(s: &str) -> bool {
-    let chars: Vec<char> = s.chars().collect();
     let mut parts_joined = false;
     let mut camel = false;
     let mut saw_joiner_after_alnum = false;
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|j| chars[j]);
+    let mut prev: Option<char> = None;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         if is_joiner(c) {
             if prev.is_some_and(|p| p.is_alphanumeric()) {
                 saw_joiner_after_alnum = true;
@@ -203,7 +203,7 @@ pub fn is_identifier(s: &str) -> bool {
             if let Some(p) = prev
                 && c.is_uppercase()
                 && (p.is_lowercase()
-                    || (p.is_uppercase() && chars.get(i + 1).is_some_and(|n| n.is_lowercase())))
+                    || (p.is_uppercase() && chars.peek().is_some_and(|n| n.is_lowercase())))
             {
                 camel = true;
             }
@@ -211,6 +211,7 @@ pub fn is_identifier(s: &str) -> bool {
             // Quotes, brackets, commas inside a run: prose, not an identifier.
             return false;
         }
+        prev = Some(c);
     }
     parts_joined || camel
 }

@@ -337,8 +337,16 @@ impl Index {
             return None;
         }
         let word = plain_word(core)?;
-        let terms = analyzer.analyze(&word);
-        if terms.is_empty() || terms.iter().any(|t| self.doc_freq(t) > 0) {
+        let (mut any, mut known) = (false, false);
+        analyzer.for_each_term(
+            &word,
+            |t| {
+                any = true;
+                known |= self.doc_freq(t) > 0;
+            },
+            |_| {},
+        );
+        if !any || known {
             return None;
         }
         self.closest_word(analyzer, &word)
