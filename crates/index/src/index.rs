@@ -146,6 +146,8 @@ pub struct Index {
     /// Term ids by a hash of the term (open addressing, id + 1, 0 empty),
     /// derived on the first lookup, not at load.
     term_table: std::sync::OnceLock<Vec<u32>>,
+    /// The same for the typo vocabulary's words.
+    word_table: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// The payload: flat arrays only.
@@ -644,6 +646,34 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     Ok(Index::new(meta, data))
 }
 
+/// An open-addressing table of `n` keys (slot: key index + 1, 0 empty),
+/// at most half full.
+fn hash_table<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
+    let mut table = vec![0u32; (2 * n).next_power_of_two().max(2)];
+    let mask = table.len() - 1;
+    for i in 0..n {
+        let mut at = fnv1a64(key(i), 0) as usize & mask;
+        while table[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        table[at] = i as u32 + 1;
+    }
+    table
+}
+
+/// The index of `want` in a [`hash_table`].
+fn lookup<'a>(table: &[u32], want: &[u8], key: impl Fn(usize) -> &'a [u8]) -> Option<usize> {
+    let mask = table.len() - 1;
+    let mut at = fnv1a64(want, 0) as usize & mask;
+    loop {
+        match table[at] {
+            0 => return None,
+            i if key(i as usize - 1) == want => return Some(i as usize - 1),
+            _ => at = (at + 1) & mask,
+        }
+    }
+}
+
 /// FNV-1a 64: small, stable across Rust versions, good enough for ids.
 pub fn fnv1a64(bytes: &[u8], seed: u64) -> u64 {
     let mut h = seed ^ 0xcbf2_9ce4_8422_2325;
@@ -685,6 +715,7 @@ impl Index {
             data,
             word_letters: std::sync::OnceLock::new(),
             term_table: std::sync::OnceLock::new(),
+            word_table: std::sync::OnceLock::new(),
         }
     }
 
@@ -762,28 +793,20 @@ impl Index {
     /// first lookup).
     pub fn term_id(&self, term: &str) -> Option<u32> {
         let d = &self.data;
-        let table = self.term_table.get_or_init(|| {
-            let n = d.term_end.len();
-            let mut table = vec![0u32; (2 * n).next_power_of_two().max(2)];
-            let mask = table.len() - 1;
-            for id in 0..n {
-                let mut at = fnv1a64(d.term(id).as_bytes(), 0) as usize & mask;
-                while table[at] != 0 {
-                    at = (at + 1) & mask;
-                }
-                table[at] = id as u32 + 1;
-            }
-            table
-        });
-        let mask = table.len() - 1;
-        let mut at = fnv1a64(term.as_bytes(), 0) as usize & mask;
-        loop {
-            match table[at] {
-                0 => return None,
-                id if d.term(id as usize - 1) == term => return Some(id - 1),
-                _ => at = (at + 1) & mask,
-            }
-        }
+        let table = self
+            .term_table
+            .get_or_init(|| hash_table(d.term_end.len(), |i| d.term(i).as_bytes()));
+        lookup(table, term.as_bytes(), |i| d.term(i).as_bytes()).map(|i| i as u32)
+    }
+
+    /// The index of `w` in the typo vocabulary, from a hash table built on
+    /// the first lookup.
+    pub(crate) fn word_index(&self, w: &[u8]) -> Option<usize> {
+        let d = &self.data;
+        let table = self
+            .word_table
+            .get_or_init(|| hash_table(d.word_end.len(), |i| d.word(i).as_bytes()));
+        lookup(table, w, |i| d.word(i).as_bytes())
     }
 
     /// Whether `section` contains `term` (in its text, heading or page
@@ -1011,14 +1034,6 @@ impl IndexData {
             self.word_end.get(i - 1) as usize
         };
         &self.words[start..self.word_end.get(i) as usize]
-    }
-
-    /// The index of `w` in the typo vocabulary (sorted by length, then
-    /// text), if it is there.
-    pub(crate) fn word_index(&self, w: &[u8]) -> Option<usize> {
-        let n = self.word_end.len();
-        let i = self.words_partition(0, n, |v| (v.len(), v.as_bytes()) < (w.len(), w));
-        (i < n && self.word(i).as_bytes() == w).then_some(i)
     }
 
     /// The first word of `lo..hi` for which `pred` fails, `pred` being

@@ -233,7 +233,7 @@ impl Index {
         if max == 2 {
             let w = word.as_bytes();
             let mut look = |cand: &[u8]| {
-                if let Some(i) = d.word_index(cand) {
+                if let Some(i) = self.word_index(cand) {
                     front.push(i);
                 }
             };
