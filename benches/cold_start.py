@@ -108,14 +108,14 @@ def main():
                     status = r.status
                 t1 = time.perf_counter()
                 times.append((t1 - t0) * 1e3)
+                rss.append(peak_rss_kb(p.pid))
+                p.kill()
+                p.wait()
+                emu.kill()
+                emu.wait()
+                if status != 200:
+                    raise SystemExit(f"{name}: status {status}")
                 if binary != ask:
-                    if status != 200:
-                        raise SystemExit(f"{name}: status {status}")
-                    rss.append(peak_rss_kb(p.pid))
-                    p.kill()
-                    p.wait()
-                    emu.kill()
-                    emu.wait()
                     continue
                 for _ in range(100):
                     if loaded:
@@ -129,13 +129,6 @@ def main():
                     "decode": loaded["decode_ms"],
                     "first_query": (t1 - loaded["at"]) * 1e3,
                 })
-                rss.append(peak_rss_kb(p.pid))
-                p.kill()
-                p.wait()
-                emu.kill()
-                emu.wait()
-                if status not in (200,):
-                    raise SystemExit(f"{name}: status {status}")
             q = lambda xs, f: sorted(xs)[min(len(xs) - 1, round((len(xs) - 1) * f))]
             print(json.dumps({"name": name, "index_bytes": len(data), "runs": runs,
                               "cold_ms_median": statistics.median(times), "cold_ms_p90": q(times, 0.9),

@@ -189,18 +189,19 @@ fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
 /// `scripts/prereqs.sh` installs) and checks that it succeeds and prints
 /// `expect`.
 fn run_client(script: &str, args: &[String], expect: &str) {
-    run_with("python3", script, args, expect)
+    run_with(&["python3"], script, args, expect)
 }
 
-/// Runs `tests/clients/<script>` with `program` (python3 or node) and
-/// checks that it succeeds and prints `expect`.
-fn run_with(program: &str, script: &str, args: &[String], expect: &str) {
-    let out = Command::new(program)
+/// Runs `tests/clients/<script>` with `program` (python3, or node and its
+/// flags) and checks that it succeeds and prints `expect`.
+fn run_with(program: &[&str], script: &str, args: &[String], expect: &str) {
+    let out = Command::new(program[0])
+        .args(&program[1..])
         .arg(docs::repo().join("tests/clients").join(script))
         .args(args)
         .output()
         .unwrap_or_else(|e| {
-            panic!("{program} {script} (scripts/prereqs.sh installs the Python tools; node is Debian's nodejs): {e}")
+            panic!("{program:?} {script} (scripts/prereqs.sh installs the Python tools and Chromium; node is Debian's nodejs): {e}")
         });
     let report = String::from_utf8_lossy(&out.stdout);
     println!("{report}");
@@ -376,23 +377,17 @@ fn the_widget_answers_fails_and_waits_in_headless_chromium() {
     );
     wait_for_port(demo_port, "the demo page's server");
     let screenshot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("widget-answer.png");
-    let out = Command::new("node")
-        .arg("--experimental-websocket")
-        .arg(docs::repo().join("tests/clients/widget_browser.mjs"))
-        .arg(format!(
-            "http://127.0.0.1:{demo_port}/demo.html?api=http://127.0.0.1:{port}/lambda-url/_"
-        ))
-        .arg(&screenshot)
-        .output()
-        .expect("node (Debian's nodejs)");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(
-        out.status.success(),
-        "{report}{}\n(Chromium: scripts/prereqs.sh installs Debian's chromium)",
-        String::from_utf8_lossy(&out.stderr)
+    run_with(
+        &["node", "--experimental-websocket"],
+        "widget_browser.mjs",
+        &[
+            format!(
+                "http://127.0.0.1:{demo_port}/demo.html?api=http://127.0.0.1:{port}/lambda-url/_"
+            ),
+            screenshot.display().to_string(),
+        ],
+        "widget in chromium: ok",
     );
-    assert!(report.contains("widget in chromium: ok"), "{report}");
     let png = std::fs::read(&screenshot).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
 }

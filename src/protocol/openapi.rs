@@ -239,30 +239,40 @@ pub fn document() -> Value {
         ("500", json("INTERNAL_ERROR", failure.clone(), &[])),
     ]);
 
-    let get_only = |summary: &str, ok: Value| {
+    // A GET route (and its preflight): `ok`, or switched off, or the wrong
+    // method, or (when it spends a token) rate-limited.
+    let get_route = |summary: &str, ok: Value, spends_token: bool| {
+        let mut responses = vec![
+            ("200", ok),
+            ("404", json("Switched off", not_found.clone(), &[])),
+            (
+                "405",
+                json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
+            ),
+        ];
+        if spends_token {
+            responses.push((
+                "429",
+                json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
+            ));
+        }
         obj(&[
             (
                 "get",
-                obj(&[
-                    ("summary", s(summary)),
-                    (
-                        "responses",
-                        obj(&[
-                            ("200", ok),
-                            ("404", json("Switched off", not_found.clone(), &[])),
-                            (
-                                "405",
-                                json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
-                            ),
-                            (
-                                "429",
-                                json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
-                            ),
-                        ]),
-                    ),
-                ]),
+                obj(&[("summary", s(summary)), ("responses", obj(&responses))]),
             ),
             ("options", preflight()),
+        ])
+    };
+    let get_only = |summary: &str, ok: Value| get_route(summary, ok, true);
+    // A 200 whose body is text of `mime`.
+    let text = |description: &str, mime: &str| {
+        obj(&[
+            ("description", s(description)),
+            (
+                "content",
+                obj(&[(mime, obj(&[("schema", obj(&[("type", s("string"))]))]))]),
+            ),
         ])
     };
 
@@ -423,16 +433,7 @@ pub fn document() -> Value {
             "/llms.txt",
             get_only(
                 "The docs' page list and these endpoints, in the llms.txt format, from the index",
-                obj(&[
-                    ("description", s("llms.txt")),
-                    (
-                        "content",
-                        obj(&[(
-                            "text/plain",
-                            obj(&[("schema", obj(&[("type", s("string"))]))]),
-                        )]),
-                    ),
-                ]),
+                text("llms.txt", "text/plain"),
             ),
         ),
         (
@@ -441,43 +442,11 @@ pub fn document() -> Value {
         ),
         (
             "/ask/widget.js",
-            obj(&[
-                (
-                    "get",
-                    obj(&[
-                        (
-                            "summary",
-                            s(
-                                "The <nlweb-ask> web component for docs sites (an ES module; no rate-limit token spent)",
-                            ),
-                        ),
-                        (
-                            "responses",
-                            obj(&[
-                                (
-                                    "200",
-                                    obj(&[
-                                        ("description", s("JavaScript")),
-                                        (
-                                            "content",
-                                            obj(&[(
-                                                "text/javascript",
-                                                obj(&[("schema", obj(&[("type", s("string"))]))]),
-                                            )]),
-                                        ),
-                                    ]),
-                                ),
-                                ("404", json("Switched off", not_found.clone(), &[])),
-                                (
-                                    "405",
-                                    json("METHOD_NOT_ALLOWED", failure.clone(), &["Allow"]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("options", preflight()),
-            ]),
+            get_route(
+                "The <nlweb-ask> web component for docs sites (an ES module; no rate-limit token spent)",
+                text("JavaScript", "text/javascript"),
+                false,
+            ),
         ),
         (
             "/.well-known/oauth-protected-resource",

@@ -116,15 +116,15 @@ impl Analyzer {
         let mut words = Vec::new();
         with_chunks(|cache| {
             for chunk in text.split_whitespace() {
-                let (whole, chunk_words) = match cache.get(chunk) {
-                    Some(analysed) => analysed,
-                    None => {
-                        let analysed = self.analyze_chunk(chunk);
-                        cache.entry(chunk.into()).or_insert(analysed)
-                    }
-                };
-                out.extend(whole.iter().map(|t| t.to_string()));
-                words.extend(chunk_words.iter().map(|t| t.to_string()));
+                self.cached(
+                    cache,
+                    chunk,
+                    |_| {},
+                    |whole, chunk_words| {
+                        out.extend(whole.iter().map(|t| t.to_string()));
+                        words.extend(chunk_words.iter().map(|t| t.to_string()));
+                    },
+                );
             }
         });
         out.extend(words);
@@ -145,16 +145,29 @@ impl Analyzer {
     ) {
         with_chunks(|cache| {
             for chunk in text.split_whitespace() {
-                if let Some((whole, words)) = cache.get(chunk) {
-                    whole.iter().chain(words).for_each(&mut f);
-                    continue;
-                }
-                new_chunk(chunk);
-                let analysed = self.analyze_chunk(chunk);
-                let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
-                whole.iter().chain(words.iter()).for_each(&mut f);
+                self.cached(cache, chunk, &mut new_chunk, |whole, words| {
+                    whole.iter().chain(words).for_each(&mut f)
+                });
             }
         });
+    }
+
+    /// Calls `found` with `chunk`'s analysis from `cache`, analysed first
+    /// (and `new_chunk` told) if it is not there yet: one lookup when it is.
+    fn cached(
+        &self,
+        cache: &mut ChunkCache,
+        chunk: &str,
+        new_chunk: impl FnOnce(&str),
+        found: impl FnOnce(&Option<Arc<str>>, &[Arc<str>]),
+    ) {
+        if let Some((whole, words)) = cache.get(chunk) {
+            return found(whole, words);
+        }
+        new_chunk(chunk);
+        let analysed = self.analyze_chunk(chunk);
+        let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
+        found(whole, words)
     }
 
     /// What one whitespace-separated chunk contributes: its whole

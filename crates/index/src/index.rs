@@ -582,54 +582,38 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
 
     // The stored text and the vocabulary on one side, the postings on the other.
     let (stored, postings) = rayon::join(|| store_text(pages, &analysed), || postings(&analysed));
-    let Stored {
-        blob,
-        page_spans,
-        page_boost,
-        page_reference,
-        section_page,
-        section_level,
-        section_spans,
-        vocabulary,
-    } = stored?;
-    let Postings {
-        terms,
-        term_text,
-        term_end,
-        term_idf,
-        term_postings_end,
-        postings_section,
-        postings_impact,
-        n_sections,
-        n_postings,
-    } = postings?;
+    let (stored, postings) = (stored?, postings?);
 
     let mut words = String::new();
     let mut word_end = U32s::new();
-    for w in vocabulary.into_sorted(analyzer) {
+    for w in stored.vocabulary.into_sorted(analyzer) {
         words.push_str(&w);
         word_end.push(u32::try_from(words.len()).map_err(|_| Error::TooLarge("words over 4 GiB"))?);
     }
 
     let data = IndexData {
-        strings: crate::arrays::Blob::Owned(blob.s.into_bytes()),
-        page_spans,
-        section_page,
-        section_level,
-        section_spans,
-        term_text,
-        term_end,
-        term_idf,
-        term_postings_end,
-        postings_section,
-        postings_impact,
-        page_boost,
-        page_reference,
+        strings: crate::arrays::Blob::Owned(stored.blob.s.into_bytes()),
+        page_spans: stored.page_spans,
+        section_page: stored.section_page,
+        section_level: stored.section_level,
+        section_spans: stored.section_spans,
+        term_text: postings.term_text,
+        term_end: postings.term_end,
+        term_idf: postings.term_idf,
+        term_postings_end: postings.term_postings_end,
+        postings_section: postings.postings_section,
+        postings_impact: postings.postings_impact,
+        page_boost: stored.page_boost,
+        page_reference: stored.page_reference,
         words,
         word_end,
     };
     let meta = BuildMeta {
-        build_id: build_id(&opts.corpus_fingerprint, opts.built_at_unix, n_postings),
+        build_id: build_id(
+            &opts.corpus_fingerprint,
+            opts.built_at_unix,
+            postings.n_postings,
+        ),
         built_at: rfc3339(opts.built_at_unix)?,
         corpus_fingerprint: opts.corpus_fingerprint.clone(),
         docs_base_url: opts.docs_base_url.clone(),
@@ -639,9 +623,9 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         b: B,
         weights: opts.weights,
         pages: pages.len() as u32,
-        sections: n_sections,
-        terms: terms as u32,
-        postings: n_postings,
+        sections: postings.n_sections,
+        terms: postings.terms as u32,
+        postings: postings.n_postings,
     };
     Ok(Index::new(meta, data))
 }

@@ -226,9 +226,6 @@ pub fn retrieve_terms(
 /// corpora, the document's own `url`).
 pub fn section_url(index: &Index, section: u32) -> String {
     let (_, route) = index.page_path_route(index.section_page(section));
-    if index.meta.source == "jsonl" {
-        return route.to_string();
-    }
     url_of(index, route, index.section_heading_anchor(section).1)
 }
 
