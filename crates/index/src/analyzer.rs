@@ -15,6 +15,8 @@
 
 use std::sync::Arc;
 
+use crate::index::Fnv;
+
 use bm25::{DefaultTokenizer, Language, Tokenizer};
 
 /// Name and version of the analysis, stored in every index: a change to the
@@ -25,46 +27,118 @@ pub const ANALYZER_ID: &str = "en-snowball+identifiers/1";
 /// contribute their parts.
 const MAX_WHOLE_IDENTIFIER: usize = 64;
 
-/// Chunks remembered per thread before the cache starts again: enough for
-/// a corpus's distinct chunks at build time, and a bound on what a stream
-/// of questions can make the Lambda keep.
+/// Chunks of questions remembered per thread before the cache starts
+/// again: a bound on what a stream of questions can make the Lambda keep.
 const CHUNK_CACHE_MAX: usize = 1 << 18;
 
 type ChunkCache = std::collections::HashMap<
     Box<str>,
     (Option<Arc<str>>, Vec<Arc<str>>),
-    std::hash::BuildHasherDefault<crate::index::Fnv>,
+    std::hash::BuildHasherDefault<Fnv>,
 >;
 
 thread_local! {
-    /// Each chunk's analysis ([`Analyzer::analyze_chunk`]), per thread, and
-    /// the [`GENERATION`] it was filled in.
-    static CHUNKS: std::cell::RefCell<(u64, ChunkCache)> =
-        std::cell::RefCell::new((0, ChunkCache::default()));
+    /// Each chunk's analysis ([`Analyzer::analyze_chunk`]), per thread.
+    static CHUNKS: std::cell::RefCell<ChunkCache> = Default::default();
 }
 
-/// Bumped by [`forget_chunks`]: a thread whose cache is older empties it.
-static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Makes every thread's chunk cache start empty: each index build does,
-/// so that a build costs the same however many came before it.
-pub fn forget_chunks() {
-    GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Runs `f` with this thread's chunk cache, emptied if it is older than the
-/// last [`forget_chunks`] or full.
+/// Runs `f` with this thread's chunk cache, emptied first if it is full.
 fn with_chunks<R>(f: impl FnOnce(&mut ChunkCache) -> R) -> R {
     CHUNKS.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (generation, cache) = &mut *cell;
-        let now = GENERATION.load(std::sync::atomic::Ordering::Relaxed);
-        if *generation != now || cache.len() >= CHUNK_CACHE_MAX {
+        let mut cache = cell.borrow_mut();
+        if cache.len() >= CHUNK_CACHE_MAX {
             cache.clear();
-            *generation = now;
         }
-        f(cache)
+        f(&mut cache)
     })
+}
+
+/// Distinct chunks an index build remembers per thread, as term ids.
+const BUILD_CHUNK_CACHE_MAX: usize = 1 << 20;
+
+/// A build's terms, numbered in the order the threads first meet them:
+/// the threads of one build share it, so a section's terms can be counted
+/// by id. The ids depend on thread timing; the index orders terms by
+/// text ([`Interner::into_terms`] gives the text of each id).
+pub struct Interner {
+    /// Tells this build's chunks apart from another's in a thread's cache.
+    id: u64,
+    terms: std::sync::Mutex<(TermIds, Vec<Arc<str>>)>,
+}
+
+type TermIds = std::collections::HashMap<Arc<str>, u32, std::hash::BuildHasherDefault<Fnv>>;
+
+/// Chunks analysed by this thread into the term ids of one [`Interner`].
+type BuildChunks =
+    std::collections::HashMap<Box<str>, Box<[u32]>, std::hash::BuildHasherDefault<WordHash>>;
+
+thread_local! {
+    /// Each chunk's term ids, per thread, for the interner whose id is kept.
+    static BUILD_CHUNKS: std::cell::RefCell<(u64, BuildChunks)> =
+        std::cell::RefCell::new((0, BuildChunks::default()));
+}
+
+static INTERNERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Default for Interner {
+    fn default() -> Self {
+        Self {
+            id: INTERNERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            terms: Default::default(),
+        }
+    }
+}
+
+impl Interner {
+    /// The ids of `terms`, new ones numbered next.
+    fn intern<'a>(&self, terms: impl Iterator<Item = &'a Arc<str>>) -> Box<[u32]> {
+        let mut guard = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+        let (ids, texts) = &mut *guard;
+        terms
+            .map(|t| {
+                *ids.entry(t.clone()).or_insert_with(|| {
+                    texts.push(t.clone());
+                    texts.len() as u32 - 1
+                })
+            })
+            .collect()
+    }
+
+    /// Every term met, by id.
+    pub fn into_terms(self) -> Vec<Arc<str>> {
+        self.terms.into_inner().unwrap_or_else(|e| e.into_inner()).1
+    }
+}
+
+/// A hasher for chunks of text: eight bytes a step (FxHash's), where
+/// [`Fnv`] takes one. Only the docs' own text is hashed with it.
+#[derive(Default)]
+pub struct WordHash(u64);
+
+impl std::hash::Hasher for WordHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    fn write_u8(&mut self, b: u8) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+    }
 }
 
 /// The English analyzer shared by `build-index` and the Lambda.
@@ -116,15 +190,10 @@ impl Analyzer {
         let mut words = Vec::new();
         with_chunks(|cache| {
             for chunk in text.split_whitespace() {
-                self.cached(
-                    cache,
-                    chunk,
-                    |_| {},
-                    |whole, chunk_words| {
-                        out.extend(whole.iter().map(|t| t.to_string()));
-                        words.extend(chunk_words.iter().map(|t| t.to_string()));
-                    },
-                );
+                self.cached(cache, chunk, |whole, chunk_words| {
+                    out.extend(whole.iter().map(|t| t.to_string()));
+                    words.extend(chunk_words.iter().map(|t| t.to_string()));
+                });
             }
         });
         out.extend(words);
@@ -132,39 +201,62 @@ impl Analyzer {
 
     /// Calls `f` with every term of `text`: the terms of [`Analyzer::analyze`],
     /// each whole identifier next to its words rather than before all of
-    /// them, and without a `String` for each (what indexing needs: counts).
-    /// `new_chunk` gets each whitespace-separated chunk that this thread
-    /// had not analysed since the last [`forget_chunks`] (or since its
-    /// cache last filled up): every distinct chunk of a build reaches it at
-    /// least once.
-    pub fn for_each_term(
-        &self,
-        text: &str,
-        mut f: impl FnMut(&Arc<str>),
-        mut new_chunk: impl FnMut(&str),
-    ) {
+    /// them, and without a `String` for each.
+    pub fn for_each_term(&self, text: &str, mut f: impl FnMut(&Arc<str>)) {
         with_chunks(|cache| {
             for chunk in text.split_whitespace() {
-                self.cached(cache, chunk, &mut new_chunk, |whole, words| {
+                self.cached(cache, chunk, |whole, words| {
                     whole.iter().chain(words).for_each(&mut f)
                 });
             }
         });
     }
 
+    /// [`Analyzer::for_each_term`] for an index build: `f` gets each
+    /// term's id in `interner`, and `new_chunk` each chunk this thread had
+    /// not analysed for this interner (or since its cache last filled up).
+    pub fn for_each_term_id(
+        &self,
+        interner: &Interner,
+        text: &str,
+        mut f: impl FnMut(u32),
+        mut new_chunk: impl FnMut(&str),
+    ) {
+        BUILD_CHUNKS.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let (owner, cache) = &mut *cell;
+            if *owner != interner.id {
+                cache.clear();
+                *owner = interner.id;
+            }
+            for chunk in text.split_whitespace() {
+                if let Some(ids) = cache.get(chunk) {
+                    ids.iter().copied().for_each(&mut f);
+                    continue;
+                }
+                if cache.len() >= BUILD_CHUNK_CACHE_MAX {
+                    cache.clear();
+                }
+                new_chunk(chunk);
+                let (whole, words) = self.analyze_chunk(chunk);
+                let ids = interner.intern(whole.iter().chain(&words));
+                ids.iter().copied().for_each(&mut f);
+                cache.insert(chunk.into(), ids);
+            }
+        });
+    }
+
     /// Calls `found` with `chunk`'s analysis from `cache`, analysed first
-    /// (and `new_chunk` told) if it is not there yet: one lookup when it is.
+    /// if it is not there yet: one lookup when it is.
     fn cached(
         &self,
         cache: &mut ChunkCache,
         chunk: &str,
-        new_chunk: impl FnOnce(&str),
         found: impl FnOnce(&Option<Arc<str>>, &[Arc<str>]),
     ) {
         if let Some((whole, words)) = cache.get(chunk) {
             return found(whole, words);
         }
-        new_chunk(chunk);
         let analysed = self.analyze_chunk(chunk);
         let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
         found(whole, words)
@@ -299,16 +391,37 @@ mod tests {
             .map(String::from),
         );
         for text in &texts {
-            // Twice: once filling the cache, once from it.
-            for _ in 0..2 {
-                let want = analyze_at_once(&a, text);
+            let mut want = analyze_at_once(&a, text);
+            // Twice: once filling the caches, once from them.
+            let interner = Interner::default();
+            let mut ids = [Vec::new(), Vec::new()];
+            let mut new_chunks = [0, 0];
+            for pass in 0..2 {
                 assert_eq!(a.analyze(text), want, "{text:.80}");
                 let mut each = Vec::new();
-                a.for_each_term(text, |t| each.push(t.to_string()), |_| {});
-                let mut want = want;
-                want.sort();
+                a.for_each_term(text, |t| each.push(t.to_string()));
                 each.sort();
-                assert_eq!(each, want, "{text:.80}");
+                let mut sorted = want.clone();
+                sorted.sort();
+                assert_eq!(each, sorted, "{text:.80}");
+                a.for_each_term_id(
+                    &interner,
+                    text,
+                    |id| ids[pass].push(id),
+                    |_| new_chunks[pass] += 1,
+                );
+            }
+            let distinct: std::collections::HashSet<&str> = text.split_whitespace().collect();
+            assert_eq!(new_chunks, [distinct.len(), 0], "{text:.80}");
+            let terms = interner.into_terms();
+            want.sort();
+            for ids in ids {
+                let mut by_id: Vec<String> = ids
+                    .iter()
+                    .map(|&id| terms[id as usize].to_string())
+                    .collect();
+                by_id.sort();
+                assert_eq!(by_id, want, "{text:.80}");
             }
         }
     }

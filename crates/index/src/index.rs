@@ -16,7 +16,7 @@ use std::collections::{BinaryHeap, HashMap};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analyzer::{ANALYZER_ID, Analyzer};
+use crate::analyzer::{ANALYZER_ID, Analyzer, Interner};
 use crate::arrays::{F32s, U32s};
 use crate::typo::{WordSet, plain_words};
 use crate::{Error, Result};
@@ -252,49 +252,83 @@ pub fn section_terms(
     page_title: &str,
     section: &SectionInput,
 ) -> (TermMap<u32>, u32) {
-    let (tf, len) = section_terms_and_chunks(analyzer, weights, page_title, section, |_| {});
-    (
-        tf.into_iter().map(|(t, f)| (t.to_string(), f)).collect(),
-        len,
-    )
+    let mut tf = TermMap::default();
+    let mut len = 0u32;
+    for_each_field(weights, page_title, section, |text, w| {
+        for t in analyzer.analyze(text) {
+            if w > 0 {
+                *tf.entry(t).or_insert(0) += w;
+                len += w;
+            }
+        }
+    });
+    (tf, len)
 }
 
-/// [`section_terms`], passing on each chunk of the section's title,
-/// heading and text that is new to this thread ([`Analyzer::for_each_term`]),
-/// whatever its field weight.
-fn section_terms_and_chunks(
+/// Calls `f` with each field of a section and its weight: the page title,
+/// the heading unless it repeats the title, the text.
+fn for_each_field(
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+    mut f: impl FnMut(&str, u32),
+) {
+    f(page_title, weights.title);
+    if section.heading != page_title {
+        f(&section.heading, weights.heading);
+    }
+    f(&section.text, weights.body);
+}
+
+thread_local! {
+    /// Per thread, a count for each term id (all zero between sections)
+    /// and the ids counted in the current section.
+    static COUNTS: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = Default::default();
+}
+
+/// [`section_terms`] during a build: term ids in `interner`, counted in an
+/// array instead of a map. `new_chunk` gets each chunk of the section that
+/// is new to this thread ([`Analyzer::for_each_term_id`]), whatever its
+/// field's weight.
+fn section_term_ids(
     analyzer: &Analyzer,
+    interner: &Interner,
     weights: Weights,
     page_title: &str,
     section: &SectionInput,
     mut new_chunk: impl FnMut(&str),
-) -> (SharedTermMap, u32) {
-    let mut tf = SharedTermMap::default();
-    let mut len = 0u32;
-    let mut add = |text: &str, w: u32| {
-        analyzer.for_each_term(
-            text,
-            |t| {
-                if w == 0 {
-                    return;
-                }
-                match tf.get_mut(&**t) {
-                    Some(f) => *f += w,
-                    None => {
-                        tf.insert(t.clone(), w);
+) -> (Vec<(u32, u32)>, u32) {
+    COUNTS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (counts, counted) = &mut *cell;
+        let mut len = 0u32;
+        for_each_field(weights, page_title, section, |text, w| {
+            analyzer.for_each_term_id(
+                interner,
+                text,
+                |id| {
+                    if w == 0 {
+                        return;
                     }
-                }
-                len += w;
-            },
-            &mut new_chunk,
-        );
-    };
-    add(page_title, weights.title);
-    if section.heading != page_title {
-        add(&section.heading, weights.heading);
-    }
-    add(&section.text, weights.body);
-    (tf, len)
+                    let i = id as usize;
+                    if i >= counts.len() {
+                        counts.resize((i + 1).next_power_of_two(), 0);
+                    }
+                    if counts[i] == 0 {
+                        counted.push(id);
+                    }
+                    counts[i] += w;
+                    len += w;
+                },
+                &mut new_chunk,
+            )
+        });
+        let tf = counted
+            .drain(..)
+            .map(|id| (id, std::mem::take(&mut counts[id as usize])))
+            .collect();
+        (tf, len)
+    })
 }
 
 /// FNV-1a as a `Hasher`, for the build's maps of short terms: several
@@ -315,13 +349,10 @@ impl std::hash::Hasher for Fnv {
 /// A map keyed by terms, hashed with [`Fnv`].
 pub type TermMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
 
-/// Term frequencies keyed by the analyzer's shared terms (no copy of each).
-type SharedTermMap = HashMap<std::sync::Arc<str>, u32, std::hash::BuildHasherDefault<Fnv>>;
-
 /// One section's analysis, done in parallel by [`build`].
 struct SectionTerms {
-    /// Terms and weighted frequencies.
-    tf: Vec<(std::sync::Arc<str>, u32)>,
+    /// Term ids in the build's [`Interner`], and weighted frequencies.
+    tf: Vec<(u32, u32)>,
     /// Weighted length.
     len: u32,
     /// Typo-vocabulary words of its chunks that were new to this thread.
@@ -454,44 +485,31 @@ struct Postings {
 
 /// Term ids are positions in byte order of the distinct terms; each term's
 /// postings are its sections in ascending order, placed by counting.
-fn postings(analysed: &[SectionTerms]) -> Result<Postings> {
-    type Set<'a> = std::collections::HashSet<&'a str, std::hash::BuildHasherDefault<Fnv>>;
-    let mut terms: Vec<&str> = analysed
-        .par_iter()
-        .fold(Set::default, |mut set, a| {
-            set.extend(a.tf.iter().map(|(t, _)| &**t));
-            set
-        })
-        .reduce(Set::default, |mut a, mut b| {
-            if a.len() < b.len() {
-                std::mem::swap(&mut a, &mut b);
-            }
-            a.extend(b);
-            a
-        })
-        .into_iter()
-        .collect();
-    terms.par_sort_unstable();
-    let ids: HashMap<&str, u32, std::hash::BuildHasherDefault<Fnv>> = terms
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (*t, i as u32))
-        .collect();
-    let by_id: Vec<Vec<(u32, u32)>> = analysed
-        .par_iter()
-        .map(|a| a.tf.iter().map(|(t, f)| (ids[&**t], *f)).collect())
-        .collect();
-
-    let mut ends: Vec<u64> = vec![0; terms.len()];
-    for list in &by_id {
-        for &(id, _) in list {
-            ends[id as usize] += 1;
+/// `interned` is the text of each id of the sections' `tf`.
+fn postings(analysed: &[SectionTerms], interned: &[std::sync::Arc<str>]) -> Result<Postings> {
+    // Sections per interned term; terms met only in fields of weight 0
+    // have none and are left out.
+    let mut df: Vec<u64> = vec![0; interned.len()];
+    for a in analysed {
+        for &(id, _) in &a.tf {
+            df[id as usize] += 1;
         }
     }
+    let mut order: Vec<u32> = (0..interned.len() as u32)
+        .filter(|&i| df[i as usize] > 0)
+        .collect();
+    order.par_sort_unstable_by(|&a, &b| interned[a as usize].cmp(&interned[b as usize]));
+    let terms: Vec<&str> = order.iter().map(|&i| &*interned[i as usize]).collect();
+    let mut new_id = vec![u32::MAX; interned.len()];
+    for (n, &i) in order.iter().enumerate() {
+        new_id[i as usize] = n as u32;
+    }
+
+    let mut ends: Vec<u64> = Vec::with_capacity(terms.len());
     let mut n_postings: u64 = 0;
-    for e in ends.iter_mut() {
-        n_postings += *e;
-        *e = n_postings;
+    for &i in &order {
+        n_postings += df[i as usize];
+        ends.push(n_postings);
     }
     if n_postings > u32::MAX as u64 {
         return Err(Error::TooLarge("over 4 billion postings"));
@@ -502,9 +520,9 @@ fn postings(analysed: &[SectionTerms]) -> Result<Postings> {
         .collect();
     let mut section = vec![0u32; n_postings as usize];
     let mut freq = vec![0u32; n_postings as usize];
-    for (s, list) in by_id.iter().enumerate() {
-        for &(id, f) in list {
-            let at = &mut next[id as usize];
+    for (s, a) in analysed.iter().enumerate() {
+        for &(id, f) in &a.tf {
+            let at = &mut next[new_id[id as usize] as usize];
             section[*at] = s as u32;
             freq[*at] = f;
             *at += 1;
@@ -556,7 +574,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     }
     u32::try_from(pages.len()).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
 
-    crate::analyzer::forget_chunks();
+    let interner = Interner::default();
     // Each section's terms and words, analysed on every core (rayon keeps
     // the order). Everything after works from these in corpus order or
     // sorts: the index is the same bytes whatever the number of threads.
@@ -568,20 +586,24 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
             // word never spans whitespace), taken when a thread first
             // analyses the chunk.
             let mut words = Vec::new();
-            let (tf, len) =
-                section_terms_and_chunks(analyzer, opts.weights, &page.title, section, |c| {
-                    words.extend(plain_words(c))
-                });
-            SectionTerms {
-                tf: tf.into_iter().collect(),
-                len,
-                words,
-            }
+            let (tf, len) = section_term_ids(
+                analyzer,
+                &interner,
+                opts.weights,
+                &page.title,
+                section,
+                |c| words.extend(plain_words(c)),
+            );
+            SectionTerms { tf, len, words }
         })
         .collect();
+    let interned = interner.into_terms();
 
     // The stored text and the vocabulary on one side, the postings on the other.
-    let (stored, postings) = rayon::join(|| store_text(pages, &analysed), || postings(&analysed));
+    let (stored, postings) = rayon::join(
+        || store_text(pages, &analysed),
+        || postings(&analysed, &interned),
+    );
     let (stored, postings) = (stored?, postings?);
 
     let mut words = String::new();

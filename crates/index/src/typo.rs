@@ -338,14 +338,10 @@ impl Index {
         }
         let word = plain_word(core)?;
         let (mut any, mut known) = (false, false);
-        analyzer.for_each_term(
-            &word,
-            |t| {
-                any = true;
-                known |= self.doc_freq(t) > 0;
-            },
-            |_| {},
-        );
+        analyzer.for_each_term(&word, |t| {
+            any = true;
+            known |= self.doc_freq(t) > 0;
+        });
         if !any || known {
             return None;
         }
