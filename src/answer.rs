@@ -4,7 +4,10 @@
 
 use ask_index::{Analyzer, Hit, Index, search};
 
-use crate::protocol::response::{AnswerConfidence, Article, Citation, QueryCorrection, Summary};
+use crate::generate::{Fallback, Generator, Prompt, Source, cite_check};
+use crate::protocol::response::{
+    AnswerConfidence, Article, Citation, GeneratorUsed, QueryCorrection, Summary,
+};
 use crate::protocol::{Answer, AskRequest, Failure, Mode};
 use crate::summary::{self, Sentence, is_prose, one_line, sentence_score, sentences};
 
@@ -104,6 +107,16 @@ fn snippet(analyzer: &Analyzer, text: &str, fallback: &str, terms: &[(String, f3
     }
 }
 
+/// Who may write the summary of an answer: a model (`None`: the
+/// extractive summarizer alone), and the product named in its prompt.
+#[derive(Clone, Copy, Default)]
+pub struct Writer<'a> {
+    /// The configured model, for the modes it writes.
+    pub model: Option<&'a dyn Generator>,
+    /// The product's name.
+    pub product: &'a str,
+}
+
 /// Runs retrieval and builds the items (`top_k` of them, after the
 /// request's `offset`), or `NO_RESULTS`.
 pub fn answer(
@@ -113,6 +126,7 @@ pub fn answer(
     base_url: &str,
     top_k: usize,
     rules: &search::Rules,
+    writer: Writer<'_>,
 ) -> Result<Answer, Failure> {
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
@@ -156,20 +170,60 @@ pub fn answer(
         .iter()
         .map(|h| article(index, analyzer, h, base_url, &terms))
         .collect();
-    let summary = match req.mode {
-        Mode::List => None,
+    let (summary, generator) = match req.mode {
+        Mode::List => (None, None),
         Mode::Summarize | Mode::Generate => {
             let texts: Vec<&str> = hits
                 .iter()
                 .take(summary::SECTIONS)
                 .map(|h| index.section(h.section).text)
                 .collect();
-            Some(if confidence.answered {
+            let extractive = if confidence.answered {
                 let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
                 summary_item(&sentences, &items, base_url)
             } else {
                 not_answered_item(&confidence, &items, base_url)
-            })
+            };
+            let (summary, used) = match writer.model {
+                None => (
+                    extractive,
+                    GeneratorUsed {
+                        name: "extractive".into(),
+                        model: None,
+                        fallback: None,
+                    },
+                ),
+                Some(model) => {
+                    let written = if confidence.answered {
+                        let prompt = Prompt {
+                            product: writer.product,
+                            question,
+                            prev,
+                            sources: items
+                                .iter()
+                                .map(|a| Source {
+                                    name: &a.name,
+                                    url: &a.url,
+                                    text: &a.text,
+                                })
+                                .collect(),
+                        };
+                        model_item(model, &prompt, &items, base_url)
+                    } else {
+                        Err(Fallback::NotAnswered)
+                    };
+                    let used = |name: &str, fallback| GeneratorUsed {
+                        name: name.into(),
+                        model: Some(model.model().to_string()),
+                        fallback,
+                    };
+                    match written {
+                        Ok(s) => (s, used(model.name(), None)),
+                        Err(f) => (extractive, used("extractive", Some(f))),
+                    }
+                }
+            };
+            (Some(summary), Some(used))
         }
     };
     Ok(Answer {
@@ -178,7 +232,76 @@ pub fn answer(
         confidence: Some(confidence),
         corrections,
         searched,
+        generator,
     })
+}
+
+/// The summary a model writes from the items, its citations checked.
+fn model_item(
+    model: &dyn Generator,
+    prompt: &Prompt<'_>,
+    items: &[Article],
+    site: &str,
+) -> Result<Summary, Fallback> {
+    let t = std::time::Instant::now();
+    let written = model.write(prompt)?;
+    let checked = cite_check(&written.text, prompt.sources.len());
+    tracing::info!(
+        generator = model.name(),
+        model = model.model(),
+        ms = t.elapsed().as_secs_f64() * 1e3,
+        input_tokens = written.input_tokens,
+        output_tokens = written.output_tokens,
+        cited = checked.as_ref().map_or(0, |(_, c)| c.len()),
+        "model answer"
+    );
+    let (text, mut cited) = checked?;
+    cited.sort_unstable();
+    let citations = cited
+        .into_iter()
+        .map(|n| Citation {
+            index: n,
+            name: items[n - 1].name.clone(),
+            url: items[n - 1].url.clone(),
+        })
+        .collect();
+    // The description: the first sentence, without its citations.
+    let first = text.split_inclusive(". ").next().unwrap_or(&text);
+    let description = strip_citations(first);
+    Ok(Summary::new(
+        text.clone(),
+        truncate_chars(description.trim(), SNIPPET_CHARS),
+        citations,
+        site.to_string(),
+    ))
+}
+
+/// `text` without its `[n]` citations.
+fn strip_citations(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let from = &rest[open..];
+        match from.find(']') {
+            Some(close)
+                if from[1..close]
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == ',' || c == ' ') =>
+            {
+                while out.ends_with(' ') {
+                    out.pop();
+                }
+                rest = &from[close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The item of one hit.

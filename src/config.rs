@@ -69,7 +69,24 @@ pub struct Config {
     pub auth_scope: String,
     /// `ask.auth_rate_limit_per_minute`: each token subject's own bucket.
     pub auth_rate_limit_per_minute: u32,
+    /// `ask.generator`: who writes summaries.
+    pub generator: GeneratorConfig,
+    /// `ask.generator_modes`: the modes whose summary a model writes
+    /// (default `generate` only; `summarize` stays extractive unless listed).
+    pub generator_modes: Vec<Mode>,
 }
+
+/// `ask.generator`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeneratorConfig {
+    /// Sentences of the sections, verbatim (the default).
+    Extractive,
+    /// A model on Amazon Bedrock.
+    Bedrock(crate::generate::BedrockConfig),
+}
+
+/// Longest `ask.bedrock_timeout_ms`: under the function's 10-second timeout.
+pub const MAX_GENERATOR_TIMEOUT_MS: u64 = 8_000;
 
 #[derive(Deserialize, Default)]
 struct File {
@@ -99,6 +116,12 @@ struct FileAsk {
     auth_audience: Option<String>,
     auth_scope: Option<String>,
     auth_rate_limit_per_minute: Option<u32>,
+    generator: Option<String>,
+    generator_modes: Option<Vec<String>>,
+    bedrock_model_id: Option<String>,
+    bedrock_region: Option<String>,
+    bedrock_max_tokens: Option<u32>,
+    bedrock_timeout_ms: Option<u64>,
 }
 
 /// A setting that does not validate.
@@ -124,6 +147,8 @@ impl Config {
         let f: File = serde_saphyr::from_str(file)
             .map_err(|e| ConfigError(format!("common/global_config.yaml: {e}")))?;
         let a = f.ask;
+        let generator_config = generator(&a, env)?;
+        let file_modes = a.generator_modes.clone();
         let mut c = Config {
             enabled: a.enabled.unwrap_or(false),
             index: a.index.unwrap_or_default(),
@@ -152,7 +177,25 @@ impl Config {
                 .unwrap_or_else(|| crate::auth::DEFAULT_SCOPE.into()),
             auth_rate_limit_per_minute: a.auth_rate_limit_per_minute.unwrap_or(120),
             s3_force_path_style: false,
+            generator: GeneratorConfig::Extractive,
+            generator_modes: vec![Mode::Generate],
         };
+        c.generator = generator_config;
+        let modes = match env("ASK_GENERATOR_MODES") {
+            Some(v) => v.split(',').map(|m| m.trim().to_string()).collect(),
+            None => file_modes.unwrap_or_else(|| vec!["generate".into()]),
+        };
+        c.generator_modes = modes
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| match Mode::parse(m) {
+                Some(Mode::Summarize) => Ok(Mode::Summarize),
+                Some(Mode::Generate) => Ok(Mode::Generate),
+                _ => Err(ConfigError(format!(
+                    "ask.generator_modes {m:?} is not summarize or generate"
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         let mut auth = a.auth.unwrap_or_else(|| "off".into());
         if let Some(v) = env("ASK_AUTH") {
@@ -313,6 +356,58 @@ impl Config {
     }
 }
 
+/// `ask.generator` and its `bedrock_*` settings, the environment first.
+fn generator(
+    a: &FileAsk,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<GeneratorConfig, ConfigError> {
+    let text = |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let kind = text(env("ASK_GENERATOR"))
+        .or_else(|| text(a.generator.clone()))
+        .unwrap_or_else(|| "extractive".into());
+    match kind.to_ascii_lowercase().as_str() {
+        "extractive" => return Ok(GeneratorConfig::Extractive),
+        "bedrock" => {}
+        _ => {
+            return Err(ConfigError(format!(
+                "ask.generator {kind:?} is not extractive or bedrock"
+            )));
+        }
+    }
+    let model_id = text(env("ASK_BEDROCK_MODEL_ID"))
+        .or_else(|| text(a.bedrock_model_id.clone()))
+        .ok_or_else(|| {
+            ConfigError(
+                "ask.generator is bedrock but ASK_BEDROCK_MODEL_ID is not set, for example amazon.nova-micro-v1:0".into(),
+            )
+        })?;
+    let region = text(env("ASK_BEDROCK_REGION")).or_else(|| text(a.bedrock_region.clone()));
+    let max_tokens = match text(env("ASK_BEDROCK_MAX_TOKENS")) {
+        Some(v) => parse_num("ASK_BEDROCK_MAX_TOKENS", &v)?,
+        None => a.bedrock_max_tokens.unwrap_or(500),
+    };
+    let timeout_ms: u64 = match text(env("ASK_BEDROCK_TIMEOUT_MS")) {
+        Some(v) => parse_num("ASK_BEDROCK_TIMEOUT_MS", &v)?,
+        None => a.bedrock_timeout_ms.unwrap_or(6_000),
+    };
+    if !(1..=4096).contains(&max_tokens) {
+        return Err(ConfigError(format!(
+            "bedrock_max_tokens {max_tokens} is not between 1 and 4096"
+        )));
+    }
+    if !(100..=MAX_GENERATOR_TIMEOUT_MS).contains(&timeout_ms) {
+        return Err(ConfigError(format!(
+            "bedrock_timeout_ms {timeout_ms} is not between 100 and {MAX_GENERATOR_TIMEOUT_MS} (the function times out at 10 s)"
+        )));
+    }
+    Ok(GeneratorConfig::Bedrock(crate::generate::BedrockConfig {
+        model_id,
+        region,
+        max_tokens,
+        timeout: std::time::Duration::from_millis(timeout_ms),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +501,61 @@ mod tests {
                 e.to_string().contains("SYNONYMS") || e.to_string().contains("synonym"),
                 "{e}"
             );
+        }
+    }
+
+    #[test]
+    fn the_generator_is_extractive_unless_a_model_is_named() {
+        let c = Config::load(EMBEDDED_CONFIG, &env(&[])).unwrap();
+        assert_eq!(c.generator, GeneratorConfig::Extractive);
+        assert_eq!(c.generator_modes, vec![Mode::Generate]);
+        let file = "ask:\n  generator: bedrock\n  bedrock_model_id: amazon.nova-micro-v1:0\n  generator_modes: [generate, summarize]\n";
+        let c = Config::load(file, &env(&[("ASK_BEDROCK_TIMEOUT_MS", "2500")])).unwrap();
+        let GeneratorConfig::Bedrock(b) = &c.generator else {
+            panic!("{:?}", c.generator)
+        };
+        assert_eq!(b.model_id, "amazon.nova-micro-v1:0");
+        assert_eq!(b.region, None);
+        assert_eq!(b.max_tokens, 500);
+        assert_eq!(b.timeout, std::time::Duration::from_millis(2500));
+        assert_eq!(c.generator_modes, vec![Mode::Generate, Mode::Summarize]);
+        let c = Config::load(
+            EMBEDDED_CONFIG,
+            &env(&[
+                ("ASK_GENERATOR", "bedrock"),
+                ("ASK_BEDROCK_MODEL_ID", "m"),
+                ("ASK_BEDROCK_REGION", "eu-west-1"),
+                ("ASK_GENERATOR_MODES", "summarize"),
+            ]),
+        )
+        .unwrap();
+        assert!(
+            matches!(&c.generator, GeneratorConfig::Bedrock(b) if b.region.as_deref() == Some("eu-west-1"))
+        );
+        assert_eq!(c.generator_modes, vec![Mode::Summarize]);
+        for (pairs, says) in [
+            (&[("ASK_GENERATOR", "openai")][..], "ask.generator"),
+            (&[("ASK_GENERATOR", "bedrock")][..], "ASK_BEDROCK_MODEL_ID"),
+            (
+                &[
+                    ("ASK_GENERATOR", "bedrock"),
+                    ("ASK_BEDROCK_MODEL_ID", "m"),
+                    ("ASK_BEDROCK_TIMEOUT_MS", "9000"),
+                ][..],
+                "bedrock_timeout_ms",
+            ),
+            (
+                &[
+                    ("ASK_GENERATOR", "bedrock"),
+                    ("ASK_BEDROCK_MODEL_ID", "m"),
+                    ("ASK_BEDROCK_MAX_TOKENS", "0"),
+                ][..],
+                "bedrock_max_tokens",
+            ),
+            (&[("ASK_GENERATOR_MODES", "list")][..], "generator_modes"),
+        ] {
+            let e = Config::load(EMBEDDED_CONFIG, &env(pairs)).unwrap_err();
+            assert!(e.to_string().contains(says), "{pairs:?}: {e}");
         }
     }
 

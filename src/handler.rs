@@ -46,6 +46,10 @@ pub struct State {
     pub auth: crate::auth::Auth,
     /// Token buckets of authenticated callers, by subject.
     pub auth_limiter: Mutex<RateLimiter>,
+    /// The model that writes summaries (`ask.generator`); `None`: the
+    /// extractive summarizer. [`State::new`] leaves it `None`:
+    /// [`State::with_generator`] sets it.
+    pub generator: Option<Box<dyn crate::generate::Generator>>,
     counter: AtomicU64,
 }
 
@@ -101,8 +105,16 @@ impl State {
             clock,
             base_url,
             openapi: protocol::openapi::document(),
+            generator: None,
             counter: AtomicU64::new(0),
         }
+    }
+
+    /// This state with `generator` writing the summaries of
+    /// `ask.generator_modes`.
+    pub fn with_generator(mut self, generator: Box<dyn crate::generate::Generator>) -> State {
+        self.generator = Some(generator);
+        self
     }
 
     /// The answer to a parsed request: NO_RESULTS for a site not served
@@ -117,6 +129,13 @@ impl State {
             });
         }
         let top_k = req.count.unwrap_or(top_k);
+        let writer = answer::Writer {
+            model: self
+                .generator
+                .as_deref()
+                .filter(|_| self.config.generator_modes.contains(&req.mode)),
+            product: &self.product.0,
+        };
         answer::answer(
             &self.index,
             &self.analyzer,
@@ -124,6 +143,7 @@ impl State {
             &self.base_url,
             top_k,
             &self.rules,
+            writer,
         )
     }
 

@@ -17,6 +17,7 @@ pub mod answer;
 pub mod auth;
 pub mod config;
 pub mod event;
+pub mod generate;
 pub mod handler;
 pub mod mcp;
 pub mod protocol;

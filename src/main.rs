@@ -62,7 +62,23 @@ async fn main() -> Result<(), Error> {
             init_ms = t.elapsed().as_secs_f64() * 1e3,
             "index loaded"
         );
-        Box::leak(Box::new(State::new(config, index)))
+        let generator = nlweb_ask::generate::from_config(&config).map_err(|e| {
+            let e = format!("ask.generator: {e}");
+            tracing::error!("{e}");
+            e
+        })?;
+        let state = State::new(config, index);
+        Box::leak(Box::new(match generator {
+            Some(g) => {
+                tracing::info!(
+                    generator = g.name(),
+                    model = g.model(),
+                    "summaries by a model"
+                );
+                state.with_generator(g)
+            }
+            None => state,
+        }))
     } else {
         tracing::info!("ask.enabled is false: every route answers 404");
         let empty = ask_index::build(

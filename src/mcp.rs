@@ -239,7 +239,7 @@ fn method(asker: &impl Asker, m: &Message) -> Result<McpResult, (i32, String)> {
                     "ask arguments: num_results is between 1 and 10".into(),
                 ));
             }
-            Ok(McpResult::CallTool(call_ask(asker, args)))
+            Ok(McpResult::CallTool(Box::new(call_ask(asker, args))))
         }
         other => Err((
             code::METHOD_NOT_FOUND,

@@ -55,6 +55,7 @@ fn ask(index: &ask_index::Index, question: &str, mode: &str) -> Result<Answer, F
         "https://docs.example.com",
         5,
         &Default::default(),
+        Default::default(),
     )
 }
 

@@ -199,7 +199,7 @@ pub enum McpResult {
     /// `tools/list`.
     Tools(ToolsList),
     /// `tools/call`.
-    CallTool(CallToolResult),
+    CallTool(Box<CallToolResult>),
     /// `ping`.
     Empty(Empty),
 }

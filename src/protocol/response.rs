@@ -47,6 +47,8 @@ pub struct Echo {
     pub confidence: Option<AnswerConfidence>,
     /// The question's words replaced by the docs' words (answers only).
     pub corrections: Vec<QueryCorrection>,
+    /// Who wrote the summary (answers with one).
+    pub generator: Option<GeneratorUsed>,
 }
 
 /// One word of the question that the docs never use, replaced by the docs'
@@ -96,6 +98,55 @@ pub struct SessionContext {
     pub conversation_id: String,
 }
 
+/// `_meta.generator`: who wrote the summary of a `summarize` or
+/// `generate` answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorUsed {
+    /// `extractive` (sentences of the sections, verbatim) or the model
+    /// provider that wrote it (`bedrock`).
+    pub name: String,
+    /// The configured model, whether or not it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why the extractive summary answered although a model is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+/// Why a configured model did not write the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    /// The docs do not seem to answer (`answer_confidence.answered` is
+    /// false): the model was not asked.
+    NotAnswered,
+    /// The provider throttled the call (after a retry).
+    Throttled,
+    /// No answer within the configured time.
+    Timeout,
+    /// The model declined or was filtered, or wrote nothing.
+    Refused,
+    /// The model cited no source it was given.
+    NoValidCitation,
+    /// Any other failure of the call (logged).
+    Error,
+}
+
+impl Fallback {
+    /// The serialized name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallback::NotAnswered => "not_answered",
+            Fallback::Throttled => "throttled",
+            Fallback::Timeout => "timeout",
+            Fallback::Refused => "refused",
+            Fallback::NoValidCitation => "no_valid_citation",
+            Fallback::Error => "error",
+        }
+    }
+}
+
 /// `_meta` of every document and of the `start` and `complete` events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -134,6 +185,9 @@ pub struct Meta {
     /// the question as searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query_corrections: Option<Vec<QueryCorrection>>,
+    /// Who wrote the summary (answers with one, and `start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<GeneratorUsed>,
 }
 
 impl Meta {
@@ -151,6 +205,7 @@ impl Meta {
             accept_language: echo.accept_language.clone(),
             answer_confidence: None,
             query_corrections: None,
+            generator: None,
         }
     }
 
@@ -160,6 +215,7 @@ impl Meta {
             response_format: Some(echo.format),
             answer_confidence: echo.confidence.clone(),
             query_corrections: (!echo.corrections.is_empty()).then(|| echo.corrections.clone()),
+            generator: echo.generator.clone(),
             ..Meta::base(ResponseType::Answer, echo)
         }
     }

@@ -6,8 +6,9 @@
 use super::failure::Failure;
 use super::response::{
     AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, CompleteEvent,
-    Document, Echo, ErrorBody, FailureDocument, Meta, QueryCorrection, ResponseFormat,
-    ResponseType, ResultEvent, ResultItem, StartEvent, StreamEvent, Summary, TextType,
+    Document, Echo, ErrorBody, FailureDocument, GeneratorUsed, Meta, QueryCorrection,
+    ResponseFormat, ResponseType, ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
+    TextType,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -24,6 +25,8 @@ pub struct Answer {
     pub corrections: Vec<QueryCorrection>,
     /// What was searched, when corrections changed the question.
     pub searched: Option<String>,
+    /// Who wrote the summary.
+    pub generator: Option<GeneratorUsed>,
 }
 
 impl Answer {
@@ -32,6 +35,7 @@ impl Answer {
         Echo {
             confidence: self.confidence.clone(),
             corrections: self.corrections.clone(),
+            generator: self.generator.clone(),
             decontextualized_query: self
                 .searched
                 .clone()
