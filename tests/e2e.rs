@@ -391,3 +391,128 @@ fn the_widget_answers_fails_and_waits_in_headless_chromium() {
     let png = std::fs::read(&screenshot).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
 }
+
+/// Request lines and bodies a loopback server received.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// A loopback stand-in for the Bedrock Runtime endpoint: answers each
+/// request with the next of `replies` (status, body), one per connection,
+/// and keeps each request line and body.
+fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    std::thread::spawn(move || {
+        for (reply, stream) in replies.into_iter().zip(listener.incoming()) {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let mut length = 0;
+            loop {
+                let mut h = String::new();
+                reader.read_line(&mut h).unwrap();
+                if h.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':')
+                    && k.eq_ignore_ascii_case("content-length")
+                {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            kept.lock()
+                .unwrap()
+                .push((line.trim().to_string(), String::from_utf8(body).unwrap()));
+            let (status, text) = reply;
+            let extra = if status == 429 {
+                "x-amzn-errortype: ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/\r\n"
+            } else {
+                ""
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{text}",
+                text.len()
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// The release binary with `ask.generator: bedrock`, its Bedrock endpoint
+/// moved to loopback (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`): the cold start
+/// builds the client on the generator's thread, and a `generate` request
+/// blocks the handler on it while the Runtime API loop waits.
+#[test]
+fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
+    let data =
+        |f: &str| std::fs::read_to_string(docs::repo().join("tests/data/bedrock").join(f)).unwrap();
+    let throttled = data("throttled.json");
+    let (endpoint, seen) = bedrock_endpoint(vec![
+        (200, data("good-answer.json")),
+        (429, throttled.clone()),
+        (429, throttled),
+    ]);
+    let url = format!("http://127.0.0.1:{endpoint}");
+    let (_emu, _ask, port) = serve_docs(
+        "bedrock",
+        &[
+            ("ASK_GENERATOR", "bedrock"),
+            ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &url),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
+            ("AWS_SECRET_ACCESS_KEY", "test-secret"),
+        ],
+    );
+    let body = br#"{"query":{"text":"how do I change the rate limit"},"prefer":{"mode":"generate","streaming":false}}"#;
+    let ask = || {
+        let r = http::request(
+            port,
+            "POST",
+            "/lambda-url/_/ask",
+            &[("content-type", "application/json")],
+            body,
+        )
+        .unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        serde_json::from_slice::<Value>(&r.body).unwrap()
+    };
+    let doc = ask();
+    assert_eq!(
+        doc["_meta"]["generator"],
+        serde_json::json!({"name": "bedrock", "model": "amazon.nova-micro-v1:0"}),
+        "{doc}"
+    );
+    let good: Value = serde_json::from_str(&data("good-answer.json")).unwrap();
+    assert_eq!(
+        doc["results"][0]["text"],
+        good["output"]["message"]["content"][0]["text"]
+    );
+    let doc = ask();
+    assert_eq!(
+        doc["_meta"]["generator"],
+        serde_json::json!({"name": "extractive", "model": "amazon.nova-micro-v1:0", "fallback": "throttled"}),
+        "{doc}"
+    );
+    assert_eq!(doc["results"][0]["@type"], "SearchSummary");
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.len(),
+        3,
+        "one call, then a throttled call and its retry"
+    );
+    for (line, body) in seen.iter() {
+        assert_eq!(
+            line,
+            "POST /model/amazon.nova-micro-v1%3A0/converse HTTP/1.1"
+        );
+        let sent: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(sent["inferenceConfig"]["temperature"], 0.0);
+    }
+}
