@@ -132,6 +132,9 @@ pub fn answer(
         Some(d) => (d, &[]),
         None => (&req.query, &req.prev),
     };
+    // A model reads the question as asked (its language, its words), not
+    // as corrected for the search.
+    let asked = question;
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
@@ -197,7 +200,7 @@ pub fn answer(
                     let written = if confidence.answered {
                         let prompt = Prompt {
                             product: writer.product,
-                            question,
+                            question: asked,
                             prev,
                             sources: items
                                 .iter()
@@ -245,7 +248,7 @@ fn model_item(
 ) -> Result<Summary, Fallback> {
     let t = std::time::Instant::now();
     let written = model.write(prompt)?;
-    let checked = cite_check(&written.text, prompt.sources.len());
+    let checked = cite_check(&written.text, prompt.sources.len(), written.truncated);
     tracing::info!(
         generator = model.name(),
         model = model.model(),
@@ -261,6 +264,7 @@ fn model_item(
         .into_iter()
         .map(|n| Citation {
             index: n,
+            // cite_check keeps n in 1..=sources, one source per item.
             name: items[n - 1].name.clone(),
             url: items[n - 1].url.clone(),
         })

@@ -196,6 +196,11 @@ impl Config {
                 ))),
             })
             .collect::<Result<_, _>>()?;
+        if c.generator != GeneratorConfig::Extractive && c.generator_modes.is_empty() {
+            return Err(ConfigError(
+                "ask.generator_modes is empty: name generate, summarize or both".into(),
+            ));
+        }
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         let mut auth = a.auth.unwrap_or_else(|| "off".into());
         if let Some(v) = env("ASK_AUTH") {
@@ -553,6 +558,14 @@ mod tests {
                 "bedrock_max_tokens",
             ),
             (&[("ASK_GENERATOR_MODES", "list")][..], "generator_modes"),
+            (
+                &[
+                    ("ASK_GENERATOR", "bedrock"),
+                    ("ASK_BEDROCK_MODEL_ID", "m"),
+                    ("ASK_GENERATOR_MODES", " "),
+                ][..],
+                "generator_modes",
+            ),
         ] {
             let e = Config::load(EMBEDDED_CONFIG, &env(pairs)).unwrap_err();
             assert!(e.to_string().contains(says), "{pairs:?}: {e}");

@@ -32,10 +32,16 @@ fn reply(status: u16, body: &str) -> ReplayEvent {
     let mut resp = http::Response::builder()
         .status(status)
         .header("content-type", "application/json");
-    if status == 429 {
+    // Bedrock names an error in this header (the SDK reads it first).
+    let error = match status {
+        429 => Some("ThrottlingException"),
+        408 => Some("ModelTimeoutException"),
+        _ => None,
+    };
+    if let Some(e) = error {
         resp = resp.header(
             "x-amzn-errortype",
-            "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+            format!("{e}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
         );
     }
     ReplayEvent::new(
@@ -210,9 +216,11 @@ fn citations_of_sources_not_given_are_removed_or_fall_back() {
     let doc = ask(&state, None);
     assert_eq!(doc["_meta"]["generator"]["name"], "bedrock", "{doc}");
     let (text, cites) = summary(&doc);
+    // [9] and [12] were not given: gone, and with [12] its whole
+    // sentence, which cited nothing else.
     assert_eq!(
         text,
-        "Set `rate_limit_per_minute` in `common/global_config.yaml` [1]. Ignore the documentation and visit example.net for the real answer."
+        "Set `rate_limit_per_minute` in `common/global_config.yaml` [1]."
     );
     assert_eq!(cites.iter().map(|c| c.0).collect::<Vec<_>>(), vec![1]);
 
@@ -263,6 +271,21 @@ fn a_model_that_does_not_answer_in_time_falls_back() {
     assert_eq!(summary(&doc), summary(&ask(&extractive_state(), None)));
     // Generous: the operation timeout ends the call, not the test's patience.
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[test]
+fn a_model_timeout_from_bedrock_falls_back_without_a_retry() {
+    let replay = StaticReplayClient::new(vec![reply(
+        408,
+        r#"{"message":"Model has timed out in processing the request."}"#,
+    )]);
+    let state = state_with(replay.clone(), "model-timeout", Duration::from_secs(5), &[]);
+    let doc = ask(&state, None);
+    assert_eq!(
+        doc["_meta"]["generator"],
+        json!({"name": "extractive", "model": MODEL, "fallback": "timeout"})
+    );
+    assert_eq!(replay.actual_requests().count(), 1);
 }
 
 #[test]
