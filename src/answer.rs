@@ -4,7 +4,7 @@
 
 use ask_index::{Analyzer, Hit, Index, search};
 
-use crate::generate::{Fallback, Generator, Prompt, Source, cite_check};
+use crate::generate::{Checked, Fallback, Generator, Prompt, Source, cite_check};
 use crate::protocol::response::{
     AnswerConfidence, Article, Citation, GeneratorUsed, QueryCorrection, Summary,
 };
@@ -255,10 +255,14 @@ fn model_item(
         ms = t.elapsed().as_secs_f64() * 1e3,
         input_tokens = written.input_tokens,
         output_tokens = written.output_tokens,
-        cited = checked.as_ref().map_or(0, |(_, c)| c.len()),
+        cited = checked.as_ref().map_or(0, |c| c.cited.len()),
         "model answer"
     );
-    let (text, mut cited) = checked?;
+    let Checked {
+        text,
+        mut cited,
+        first,
+    } = checked?;
     cited.sort_unstable();
     let citations = cited
         .into_iter()
@@ -269,43 +273,12 @@ fn model_item(
             url: items[n - 1].url.clone(),
         })
         .collect();
-    // The description: the first sentence, without its citations.
-    let first = text.split_inclusive(". ").next().unwrap_or(&text);
-    let description = strip_citations(first);
     Ok(Summary::new(
-        text.clone(),
-        truncate_chars(description.trim(), SNIPPET_CHARS),
+        text,
+        truncate_chars(&first, SNIPPET_CHARS),
         citations,
         site.to_string(),
     ))
-}
-
-/// `text` without its `[n]` citations.
-fn strip_citations(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let from = &rest[open..];
-        match from.find(']') {
-            Some(close)
-                if from[1..close]
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c == ',' || c == ' ') =>
-            {
-                while out.ends_with(' ') {
-                    out.pop();
-                }
-                rest = &from[close + 1..];
-            }
-            _ => {
-                out.push('[');
-                rest = &from[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The item of one hit.

@@ -171,12 +171,12 @@ enum Piece {
     Cite(usize),
 }
 
-/// Splits `text` into pieces. A bracket holding a digit is a citation:
-/// its numbers from 1 to `sources` are kept, anything else in it (a source
-/// not given, `1-3`, an overflowing number) is dropped, and a citation
-/// left empty is removed with the spaces before it. A bracket right after
-/// a letter, digit or `_` (`args[1]`), or inside backticks, is code; a
-/// Markdown link `[text](url)` keeps its text only.
+/// Splits `text` into pieces. A bracket holding a digit is a citation,
+/// wherever it is outside backticks (so no `[n]` of a source not given
+/// survives, even glued to a word): its numbers from 1 to `sources` are
+/// kept, anything else in it (a source not given, `1-3`, an overflowing
+/// number) is dropped, and a citation left empty is removed with the
+/// spaces before it. A Markdown link `[text](url)` keeps its text only.
 fn pieces(text: &str, sources: usize) -> Vec<Piece> {
     let mut out: Vec<Piece> = Vec::new();
     let mut prose = String::new();
@@ -190,12 +190,17 @@ fn pieces(text: &str, sources: usize) -> Vec<Piece> {
         if c == '`' {
             let ticks = rest.len() - rest.trim_start_matches('`').len();
             let fence = &rest[..ticks];
-            let end = rest[ticks..]
-                .find(fence)
-                .map_or(rest.len(), |i| ticks + i + ticks);
-            flush(&mut prose, &mut out);
-            out.push(Piece::Code(rest[..end].to_string()));
-            rest = &rest[end..];
+            // A span closed by the same run of backticks is code; a lone
+            // backtick (an apostrophe typed so) is text.
+            if let Some(i) = rest[ticks..].find(fence) {
+                let end = ticks + i + ticks;
+                flush(&mut prose, &mut out);
+                out.push(Piece::Code(rest[..end].to_string()));
+                rest = &rest[end..];
+            } else {
+                prose.push_str(fence);
+                rest = &rest[ticks..];
+            }
             continue;
         }
         if c == '[' {
@@ -211,11 +216,7 @@ fn pieces(text: &str, sources: usize) -> Vec<Piece> {
                     rest = &after[end + 1..];
                     continue;
                 }
-                let code = prose
-                    .chars()
-                    .next_back()
-                    .is_some_and(|p| p.is_alphanumeric() || p == '_');
-                if !code && inside.chars().any(|c| c.is_ascii_digit()) {
+                if inside.chars().any(|c| c.is_ascii_digit()) {
                     let valid: Vec<usize> = inside
                         .split(',')
                         .filter_map(|n| n.trim().parse::<usize>().ok())
@@ -241,8 +242,9 @@ fn pieces(text: &str, sources: usize) -> Vec<Piece> {
 }
 
 /// The pieces grouped into sentences. A sentence ends at `.`, `!` or `?`
-/// followed by whitespace (not after a list number such as `2.`), or at a
-/// line break; citations right after its end belong to it.
+/// followed by whitespace (closing quotes or brackets between them; not
+/// after a list number such as `2.`), at `。`, `！` or `？`, or at a line
+/// break; citations right after its end belong to it.
 fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
     let mut out: Vec<Vec<Piece>> = Vec::new();
     let mut current: Vec<Piece> = Vec::new();
@@ -270,14 +272,21 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
                 let mut start = 0;
                 let chars: Vec<(usize, char)> = t.char_indices().collect();
                 for (k, &(i, c)) in chars.iter().enumerate() {
-                    if ended && !c.is_whitespace() {
+                    if ended
+                        && !c.is_whitespace()
+                        && !matches!(c, ')' | '"' | '\'' | '”' | '’' | '»')
+                    {
                         current.push(Piece::Text(t[start..i].to_string()));
                         out.push(std::mem::take(&mut current));
                         start = i;
                         ended = false;
                     }
-                    let next_space = chars.get(k + 1).is_none_or(|&(_, n)| n.is_whitespace());
-                    if c == '\n'
+                    // After the stop, closing quotes and brackets, then a space.
+                    let next_space = chars[k + 1..]
+                        .iter()
+                        .find(|&&(_, n)| !matches!(n, ')' | '"' | '\'' | '”' | '’' | '»'))
+                        .is_none_or(|&(_, n)| n.is_whitespace());
+                    if matches!(c, '\n' | '。' | '！' | '？')
                         || (matches!(c, '.' | '!' | '?') && next_space && {
                             let so_far = words(&current) + &t[start..i];
                             !so_far.trim().chars().all(|d| d.is_ascii_digit())
@@ -299,14 +308,25 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
 /// citations of sources not given are removed (see [`pieces`]), then every
 /// sentence left without a valid citation, or without a word, is dropped
 /// (with `truncated`, the last sentence too: the model was cut off in it).
-/// Also the cited numbers, in order of first citation. Nothing left:
+/// Nothing left:
 /// [`Fallback::NoValidCitation`]; the model's [`NOT_IN_SOURCES`]:
 /// [`Fallback::NotAnswered`].
-pub fn cite_check(
-    text: &str,
-    sources: usize,
-    truncated: bool,
-) -> Result<(String, Vec<usize>), Fallback> {
+pub fn cite_check(text: &str, sources: usize, truncated: bool) -> Result<Checked, Fallback> {
+    // Removing a citation can join what surrounded it into another one
+    // (`[[9]5]` becomes `[5]`): check again until nothing changes.
+    let mut checked = check_once(text, sources, truncated)?;
+    for _ in 0..4 {
+        let again = check_once(&checked.text, sources, false)?;
+        if again == checked {
+            break;
+        }
+        checked = again;
+    }
+    Ok(checked)
+}
+
+/// One pass of [`cite_check`].
+fn check_once(text: &str, sources: usize, truncated: bool) -> Result<Checked, Fallback> {
     if text
         .trim()
         .trim_end_matches('.')
@@ -319,6 +339,7 @@ pub fn cite_check(
         all.pop();
     }
     let mut out = String::new();
+    let mut first = String::new();
     let mut cited: Vec<usize> = Vec::new();
     for sentence in all {
         let has_cite = sentence.iter().any(|p| matches!(p, Piece::Cite(_)));
@@ -330,10 +351,16 @@ pub fn cite_check(
             continue;
         }
         let mut s = String::new();
+        let mut plain = String::new();
         for p in sentence {
             match p {
-                Piece::Text(t) | Piece::Code(t) => s.push_str(&t),
+                Piece::Text(t) | Piece::Code(t) => {
+                    s.push_str(&t);
+                    plain.push_str(&t);
+                }
                 Piece::Cite(n) => {
+                    let kept = plain.trim_end().len();
+                    plain.truncate(kept);
                     s.push_str(&format!("[{n}]"));
                     if !cited.contains(&n) {
                         cited.push(n);
@@ -345,11 +372,29 @@ pub fn cite_check(
             out.push(' ');
         }
         out.push_str(s.trim());
+        if first.is_empty() {
+            first = plain.trim().to_string();
+        }
     }
     if cited.is_empty() {
         return Err(Fallback::NoValidCitation);
     }
-    Ok((out, cited))
+    Ok(Checked {
+        text: out,
+        cited,
+        first,
+    })
+}
+
+/// A model's answer that passed [`cite_check`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// The sentences kept, each with its citations.
+    pub text: String,
+    /// The sources cited, in order of first citation.
+    pub cited: Vec<usize>,
+    /// The first sentence kept, without its citations.
+    pub first: String,
 }
 
 /// A job for the generator's thread.
@@ -592,7 +637,7 @@ mod tests {
 
     #[test]
     fn citations_of_sources_not_given_are_removed_with_sentences_left_uncited() {
-        let check = |t: &str| cite_check(t, 3, false);
+        let check = |t: &str| cite_check(t, 3, false).map(|c| (c.text, c.cited));
         assert_eq!(
             check("Set it in the config [2]. Or not [7]. Then restart [1]."),
             Ok((
@@ -607,34 +652,51 @@ mod tests {
                 vec![1, 3, 2]
             ))
         );
-        // Citations after the full stop belong to the sentence before.
+        // Citations after the full stop belong to the sentence before;
+        // closing brackets and quotes do not hide a sentence's end.
         assert_eq!(
-            check("First. [1] Second! [2][3] Third?"),
-            Ok(("First. [1] Second! [2][3]".into(), vec![1, 2, 3]))
+            check("First. [1] Second! [2][3] Third? (An aside.) \"Quoted.\" Last [1]."),
+            Ok(("First. [1] Second! [2][3] Last [1].".into(), vec![1, 2, 3]))
         );
-        // Not citations: code, indexing, a link's URL; bad citations go.
+        // Code spans are text; a bracketed number anywhere else is a
+        // citation, glued to a word or not; a link keeps its text only.
         assert_eq!(
             check(
-                "Use `items[0]` or args[1] [2]. See [the page](https://evil.example) [1][-1][1-3][99999999999999999999999]."
+                "Use `items[0]` or args[1] [2]. Set flag[9] too [3]. See [the page](https://evil.example) [1][-1][1-3][99999999999999999999999]."
             ),
             Ok((
-                "Use `items[0]` or args[1] [2]. See the page [1].".into(),
-                vec![2, 1]
+                "Use `items[0]` or args[1] [2]. Set flag too [3]. See the page [1].".into(),
+                vec![1, 2, 3]
             ))
+        );
+        // An unclosed backtick is an apostrophe, not a span to the end.
+        assert_eq!(
+            check("Set X [1] (it`s easy). Deleting the root volume is safe."),
+            Ok(("Set X [1] (it`s easy).".into(), vec![1]))
         );
         assert_eq!(
             check("Note [see [9]] here [1]."),
             Ok(("Note [see] here [1].".into(), vec![1]))
+        );
+        // A removal that would join a new citation is checked again.
+        assert_eq!(
+            check("Joined [[9]5] and kept [1]."),
+            Ok(("Joined and kept [1].".into(), vec![1]))
         );
         // List numbers are not sentences; a line break ends one.
         assert_eq!(
             check("Steps:\n1. Build [1]\n2. Deploy [2]"),
             Ok(("1. Build [1] 2. Deploy [2]".into(), vec![1, 2]))
         );
+        // Chinese stops end sentences.
+        assert_eq!(
+            check("启用该选项[1]。删除根卷是安全的。"),
+            Ok(("启用该选项[1]。".into(), vec![1]))
+        );
         // Cut off by the token limit: the last sentence goes.
         assert_eq!(
-            cite_check("Done [1]. Then the cut [2", 3, true),
-            Ok(("Done [1].".into(), vec![1]))
+            cite_check("Done [1]. Then the cut [2", 3, true).map(|c| c.text),
+            Ok("Done [1].".into())
         );
         for bad in [
             "Only [4].",
@@ -651,6 +713,9 @@ mod tests {
             check("Ünïcode «quoted» [2]."),
             Ok(("Ünïcode «quoted» [2].".into(), vec![2]))
         );
+        // The first sentence kept, without its citations: the description.
+        let c = cite_check("Uncited. Use `items[0]` here [2][1]. More [3].", 3, false).unwrap();
+        assert_eq!(c.first, "Use `items[0]` here.");
     }
 
     proptest::proptest! {
@@ -663,10 +728,18 @@ mod tests {
             sources in 0usize..6,
             truncated: bool,
         ) {
-            if let Ok((out, cited)) = cite_check(&text, sources, truncated) {
-                proptest::prop_assert!(!cited.is_empty());
-                proptest::prop_assert!(cited.iter().all(|n| (1..=sources).contains(n)));
-                proptest::prop_assert!(out.contains('['));
+            if let Ok(c) = cite_check(&text, sources, truncated) {
+                proptest::prop_assert!(!c.cited.is_empty());
+                proptest::prop_assert!(c.cited.iter().all(|n| (1..=sources).contains(n)));
+                // Outside code spans, every `[digits]` left is a source given.
+                let outside: String = c.text.split('`').step_by(2).collect();
+                for after in outside.split('[').skip(1) {
+                    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                    if !digits.is_empty() && after[digits.len()..].starts_with(']') {
+                        let n = digits.parse::<usize>().unwrap_or(usize::MAX);
+                        proptest::prop_assert!((1..=sources).contains(&n), "{}", c.text);
+                    }
+                }
             }
         }
     }
