@@ -117,20 +117,12 @@ pub fn system_prompt(product: &str) -> String {
     )
 }
 
-/// Text for inside the prompt's tags: `&`, `<`, `>` and `"` escaped, so that
-/// nothing in the docs or the question can close a tag or open another.
+/// Text for inside the prompt's tags: `&`, `<`, `>` and `"` escaped (as in
+/// an HTML attribute, by `htmlize`, which build-index already uses to read
+/// entities), so that nothing in the docs or the question can close a tag
+/// or open another.
 fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
+    htmlize::escape_attribute(s).into_owned()
 }
 
 /// The user message: the numbered sources, the conversation, the question.
