@@ -17,4 +17,8 @@ if [ "$(cat "$db/.vendored.sha256" 2>/dev/null)" != "$want" ]; then
   git -C "$db" -c user.name=nlweb-ask -c user.email=ci@localhost commit -q -m "vendored advisories"
   echo "$want" > "$db/.vendored.sha256"
 fi
+# cargo-deny reads `cargo metadata` for every platform, so the crates that only
+# other platforms build (winapi-util, windows-sys, ...) must be in the local
+# registry too: a build never downloads them, so fetch them first.
+cargo fetch --locked --quiet
 cargo deny --offline check advisories bans licenses sources
