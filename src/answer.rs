@@ -176,20 +176,22 @@ pub fn answer(
     let (summary, generator) = match req.mode {
         Mode::List => (None, None),
         Mode::Summarize | Mode::Generate => {
-            let texts: Vec<&str> = hits
-                .iter()
-                .take(summary::SECTIONS)
-                .map(|h| index.section(h.section).text)
-                .collect();
-            let extractive = if confidence.answered {
+            // Built only when no model answers.
+            let extractive = || {
+                if !confidence.answered {
+                    return not_answered_item(&confidence, &items, base_url);
+                }
+                let texts: Vec<&str> = hits
+                    .iter()
+                    .take(summary::SECTIONS)
+                    .map(|h| index.section(h.section).text)
+                    .collect();
                 let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
                 summary_item(&sentences, &items, base_url)
-            } else {
-                not_answered_item(&confidence, &items, base_url)
             };
             let (summary, used) = match writer.model {
                 None => (
-                    extractive,
+                    extractive(),
                     GeneratorUsed {
                         name: "extractive".into(),
                         model: None,
@@ -222,7 +224,7 @@ pub fn answer(
                     };
                     match written {
                         Ok(s) => (s, used(model.name(), None)),
-                        Err(f) => (extractive, used("extractive", Some(f))),
+                        Err(f) => (extractive(), used("extractive", Some(f))),
                     }
                 }
             };

@@ -147,8 +147,8 @@ impl Config {
         let f: File = serde_saphyr::from_str(file)
             .map_err(|e| ConfigError(format!("common/global_config.yaml: {e}")))?;
         let a = f.ask;
-        let generator_config = generator(&a, env)?;
-        let file_modes = a.generator_modes.clone();
+        let generator = generator(&a, env)?;
+        let generator_modes = generator_modes(a.generator_modes, env, &generator)?;
         let mut c = Config {
             enabled: a.enabled.unwrap_or(false),
             index: a.index.unwrap_or_default(),
@@ -177,30 +177,9 @@ impl Config {
                 .unwrap_or_else(|| crate::auth::DEFAULT_SCOPE.into()),
             auth_rate_limit_per_minute: a.auth_rate_limit_per_minute.unwrap_or(120),
             s3_force_path_style: false,
-            generator: GeneratorConfig::Extractive,
-            generator_modes: vec![Mode::Generate],
+            generator,
+            generator_modes,
         };
-        c.generator = generator_config;
-        let modes = match env("ASK_GENERATOR_MODES") {
-            Some(v) => v.split(',').map(|m| m.trim().to_string()).collect(),
-            None => file_modes.unwrap_or_else(|| vec!["generate".into()]),
-        };
-        c.generator_modes = modes
-            .iter()
-            .filter(|m| !m.is_empty())
-            .map(|m| match Mode::parse(m) {
-                Some(Mode::Summarize) => Ok(Mode::Summarize),
-                Some(Mode::Generate) => Ok(Mode::Generate),
-                _ => Err(ConfigError(format!(
-                    "ask.generator_modes {m:?} is not summarize or generate"
-                ))),
-            })
-            .collect::<Result<_, _>>()?;
-        if c.generator != GeneratorConfig::Extractive && c.generator_modes.is_empty() {
-            return Err(ConfigError(
-                "ask.generator_modes is empty: name generate, summarize or both".into(),
-            ));
-        }
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         let mut auth = a.auth.unwrap_or_else(|| "off".into());
         if let Some(v) = env("ASK_AUTH") {
@@ -211,18 +190,17 @@ impl Config {
                 "ask.auth {auth:?} is not off, optional or required"
             ))
         })?;
-        let text = |v: String| Some(v.trim().to_string()).filter(|v| !v.is_empty());
         if let Some(v) = env("ASK_AUTH_JWKS") {
-            c.auth_jwks = text(v);
+            c.auth_jwks = nonempty(Some(v));
         }
         if let Some(v) = env("ASK_AUTH_JWKS_URL") {
-            c.auth_jwks_url = text(v);
+            c.auth_jwks_url = nonempty(Some(v));
         }
         if let Some(v) = env("ASK_AUTH_ISSUER") {
-            c.auth_issuer = text(v);
+            c.auth_issuer = nonempty(Some(v));
         }
         if let Some(v) = env("ASK_AUTH_AUDIENCE") {
-            c.auth_audience = text(v);
+            c.auth_audience = nonempty(Some(v));
         }
         if let Some(v) = env("ASK_AUTH_SCOPE") {
             c.auth_scope = v.trim().to_string();
@@ -274,11 +252,7 @@ impl Config {
             c.rate_limit_per_minute = parse_num("ASK_RATE_LIMIT_PER_MINUTE", &v)?;
         }
         if let Some(v) = env("ASK_CORS_ALLOW_ORIGINS") {
-            c.cors_allow_origins = v
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
+            c.cors_allow_origins = list(&v);
         }
         if let Some(v) = env("ASK_DEFAULT_MODE") {
             mode = v;
@@ -361,14 +335,55 @@ impl Config {
     }
 }
 
+/// A setting's value trimmed, or none when that leaves nothing.
+fn nonempty(v: Option<String>) -> Option<String> {
+    v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+/// A comma-separated setting's items, trimmed, empty ones left out.
+fn list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `ask.generator_modes` (`ASK_GENERATOR_MODES` first): the modes whose
+/// summary a configured model writes.
+fn generator_modes(
+    file: Option<Vec<String>>,
+    env: &dyn Fn(&str) -> Option<String>,
+    generator: &GeneratorConfig,
+) -> Result<Vec<Mode>, ConfigError> {
+    let modes = match env("ASK_GENERATOR_MODES") {
+        Some(v) => list(&v),
+        None => file.unwrap_or_else(|| vec!["generate".into()]),
+    };
+    let modes = modes
+        .iter()
+        .filter(|m| !m.is_empty())
+        .map(|m| match Mode::parse(m) {
+            Some(m) if m != Mode::List => Ok(m),
+            _ => Err(ConfigError(format!(
+                "ask.generator_modes {m:?} is not summarize or generate"
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if *generator != GeneratorConfig::Extractive && modes.is_empty() {
+        return Err(ConfigError(
+            "ask.generator_modes is empty: name generate, summarize or both".into(),
+        ));
+    }
+    Ok(modes)
+}
+
 /// `ask.generator` and its `bedrock_*` settings, the environment first.
 fn generator(
     a: &FileAsk,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<GeneratorConfig, ConfigError> {
-    let text = |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-    let kind = text(env("ASK_GENERATOR"))
-        .or_else(|| text(a.generator.clone()))
+    let kind = nonempty(env("ASK_GENERATOR"))
+        .or_else(|| nonempty(a.generator.clone()))
         .unwrap_or_else(|| "extractive".into());
     match kind.to_ascii_lowercase().as_str() {
         "extractive" => return Ok(GeneratorConfig::Extractive),
@@ -379,19 +394,19 @@ fn generator(
             )));
         }
     }
-    let model_id = text(env("ASK_BEDROCK_MODEL_ID"))
-        .or_else(|| text(a.bedrock_model_id.clone()))
+    let model_id = nonempty(env("ASK_BEDROCK_MODEL_ID"))
+        .or_else(|| nonempty(a.bedrock_model_id.clone()))
         .ok_or_else(|| {
             ConfigError(
                 "ask.generator is bedrock but ASK_BEDROCK_MODEL_ID is not set, for example amazon.nova-micro-v1:0".into(),
             )
         })?;
-    let region = text(env("ASK_BEDROCK_REGION")).or_else(|| text(a.bedrock_region.clone()));
-    let max_tokens = match text(env("ASK_BEDROCK_MAX_TOKENS")) {
+    let region = nonempty(env("ASK_BEDROCK_REGION")).or_else(|| nonempty(a.bedrock_region.clone()));
+    let max_tokens = match nonempty(env("ASK_BEDROCK_MAX_TOKENS")) {
         Some(v) => parse_num("ASK_BEDROCK_MAX_TOKENS", &v)?,
         None => a.bedrock_max_tokens.unwrap_or(500),
     };
-    let timeout_ms: u64 = match text(env("ASK_BEDROCK_TIMEOUT_MS")) {
+    let timeout_ms: u64 = match nonempty(env("ASK_BEDROCK_TIMEOUT_MS")) {
         Some(v) => parse_num("ASK_BEDROCK_TIMEOUT_MS", &v)?,
         None => a.bedrock_timeout_ms.unwrap_or(6_000),
     };

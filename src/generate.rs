@@ -1,6 +1,6 @@
 //! Who writes the summary of a `generate` answer: the extractive summarizer
-//! (always run: the answer when no model is configured, and the fallback
-//! when one is), or a language model behind the [`Generator`] trait.
+//! (the answer when no model is configured, and the fallback when one is,
+//! built only then), or a language model behind the [`Generator`] trait.
 //!
 //! A model gets the ranked sections as numbered sources and the
 //! conversation (`prev`), and must cite each sentence as `[n]`. What it
@@ -264,10 +264,7 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
                 let mut start = 0;
                 let chars: Vec<(usize, char)> = t.char_indices().collect();
                 for (k, &(i, c)) in chars.iter().enumerate() {
-                    if ended
-                        && !c.is_whitespace()
-                        && !matches!(c, ')' | '"' | '\'' | '”' | '’' | '»')
-                    {
+                    if ended && !c.is_whitespace() && !closes(c) {
                         current.push(Piece::Text(t[start..i].to_string()));
                         out.push(std::mem::take(&mut current));
                         start = i;
@@ -276,7 +273,7 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
                     // After the stop, closing quotes and brackets, then a space.
                     let next_space = chars[k + 1..]
                         .iter()
-                        .find(|&&(_, n)| !matches!(n, ')' | '"' | '\'' | '”' | '’' | '»'))
+                        .find(|&&(_, n)| !closes(n))
                         .is_none_or(|&(_, n)| n.is_whitespace());
                     if matches!(c, '\n' | '。' | '！' | '？')
                         || (matches!(c, '.' | '!' | '?') && next_space && {
@@ -296,6 +293,11 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
     out
 }
 
+/// Closing brackets and quotes, which stay with the sentence they follow.
+fn closes(c: char) -> bool {
+    matches!(c, ')' | '"' | '\'' | '”' | '’' | '»')
+}
+
 /// A model's text with its citations checked against `sources` sources:
 /// citations of sources not given are removed (see [`pieces`]), then every
 /// sentence left without a valid citation, or without a word, is dropped
@@ -306,15 +308,19 @@ fn sentences(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
 pub fn cite_check(text: &str, sources: usize, truncated: bool) -> Result<Checked, Fallback> {
     // Removing a citation can join what surrounded it into another one
     // (`[[9]5]` becomes `[5]`): check again until nothing changes.
+    // Every pass that removes something shortens the text, so this ends.
     let mut checked = check_once(text, sources, truncated)?;
-    for _ in 0..4 {
+    loop {
         let again = check_once(&checked.text, sources, false)?;
         if again == checked {
-            break;
+            return Ok(checked);
         }
+        let shorter = again.text.len() < checked.text.len();
         checked = again;
+        if !shorter {
+            return Ok(checked);
+        }
     }
-    Ok(checked)
 }
 
 /// One pass of [`cite_check`].
@@ -575,7 +581,7 @@ impl Generator for Bedrock {
             }
             Ok(Err(e)) => {
                 let reason = classify(&e);
-                tracing::warn!(model = %self.config.model_id, reason = reason.as_str(), error = %DisplayErrorContext(&e), "bedrock: falling back");
+                tracing::warn!(model = %self.config.model_id, reason = ?reason, error = %DisplayErrorContext(&e), "bedrock: falling back");
                 return Err(reason);
             }
             Ok(Ok(out)) => out,
@@ -674,6 +680,11 @@ mod tests {
         assert_eq!(
             check("Joined [[9]5] and kept [1]."),
             Ok(("Joined and kept [1].".into(), vec![1]))
+        );
+        // However deep: each pass unwraps one level.
+        assert_eq!(
+            check("Deep [[[[[[[9]9]9]9]9]9]9] and kept [1]."),
+            Ok(("Deep and kept [1].".into(), vec![1]))
         );
         // List numbers are not sentences; a line break ends one.
         assert_eq!(

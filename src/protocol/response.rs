@@ -133,20 +133,6 @@ pub enum Fallback {
     Error,
 }
 
-impl Fallback {
-    /// The serialized name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fallback::NotAnswered => "not_answered",
-            Fallback::Throttled => "throttled",
-            Fallback::Timeout => "timeout",
-            Fallback::Refused => "refused",
-            Fallback::NoValidCitation => "no_valid_citation",
-            Fallback::Error => "error",
-        }
-    }
-}
-
 /// `_meta` of every document and of the `start` and `complete` events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -15,8 +15,6 @@
 
 use std::sync::Arc;
 
-use crate::index::Fnv;
-
 use bm25::{DefaultTokenizer, Language, Tokenizer};
 
 /// Name and version of the analysis, stored in every index: a change to the
@@ -31,11 +29,9 @@ const MAX_WHOLE_IDENTIFIER: usize = 64;
 /// again: a bound on what a stream of questions can make the Lambda keep.
 const CHUNK_CACHE_MAX: usize = 1 << 18;
 
-type ChunkCache = std::collections::HashMap<
-    Box<str>,
-    (Option<Arc<str>>, Vec<Arc<str>>),
-    std::hash::BuildHasherDefault<Fnv>,
->;
+/// Keyed by what clients send, so hashed with the standard library's
+/// randomly keyed hasher: no one can choose chunks that collide.
+type ChunkCache = std::collections::HashMap<Box<str>, (Option<Arc<str>>, Vec<Arc<str>>)>;
 
 thread_local! {
     /// Each chunk's analysis ([`Analyzer::analyze_chunk`]), per thread.
@@ -66,7 +62,7 @@ pub struct Interner {
     terms: std::sync::Mutex<(TermIds, Vec<Arc<str>>)>,
 }
 
-type TermIds = std::collections::HashMap<Arc<str>, u32, std::hash::BuildHasherDefault<Fnv>>;
+type TermIds = std::collections::HashMap<Arc<str>, u32, std::hash::BuildHasherDefault<WordHash>>;
 
 /// Chunks analysed by this thread into the term ids of one [`Interner`].
 type BuildChunks =
@@ -110,8 +106,10 @@ impl Interner {
     }
 }
 
-/// A hasher for chunks of text: eight bytes a step (FxHash's), where
-/// [`Fnv`] takes one. Only the docs' own text is hashed with it.
+/// The build's hasher for its maps of terms, chunks and stored text:
+/// eight bytes a step (FxHash's), several times faster than SipHash on
+/// short keys. Not keyed, so only for the docs' own text, never for what
+/// clients send.
 #[derive(Default)]
 pub struct WordHash(u64);
 

@@ -4,7 +4,7 @@
 //! (`serde_bytes`) decodes as one copy. Reading an element back is a plain
 //! load on every little-endian target Lambda runs on.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Bytes of an index: built up in a `Vec` by `build`, or a slice of the
 /// file's bytes as fetched (no copy: decoding an index shares them).
@@ -64,18 +64,10 @@ impl Serialize for Blob {
     }
 }
 
-impl<'de> Deserialize<'de> for Blob {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Blob::Owned(
-            serde_bytes::ByteBuf::deserialize(d)?.into_vec(),
-        ))
-    }
-}
-
 macro_rules! le_array {
     ($name:ident, $t:ty, $doc:literal) => {
         #[doc = $doc]
-        #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Default, PartialEq, Serialize)]
         pub struct $name(Blob);
 
         impl $name {

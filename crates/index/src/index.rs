@@ -16,7 +16,7 @@ use std::collections::{BinaryHeap, HashMap};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analyzer::{ANALYZER_ID, Analyzer, Interner};
+use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
 use crate::typo::{WordSet, plain_words};
 use crate::{Error, Result};
@@ -150,8 +150,9 @@ pub struct Index {
     word_table: std::sync::OnceLock<Vec<u32>>,
 }
 
-/// The payload: flat arrays only.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The payload: flat arrays only (decoded by `format::decode_bytes`,
+/// field by field, as slices of the file).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct IndexData {
     /// All stored text, concatenated (UTF-8). Encoded exactly like a
     /// `String`, but decoded without a validation pass over all of it:
@@ -251,15 +252,16 @@ pub fn section_terms(
     weights: Weights,
     page_title: &str,
     section: &SectionInput,
-) -> (TermMap<u32>, u32) {
-    let mut tf = TermMap::default();
+) -> (HashMap<String, u32>, u32) {
+    let mut tf = HashMap::new();
     let mut len = 0u32;
     for_each_field(weights, page_title, section, |text, w| {
+        if w == 0 {
+            return;
+        }
         for t in analyzer.analyze(text) {
-            if w > 0 {
-                *tf.entry(t).or_insert(0) += w;
-                len += w;
-            }
+            *tf.entry(t).or_insert(0) += w;
+            len += w;
         }
     });
     (tf, len)
@@ -331,24 +333,6 @@ fn section_term_ids(
     })
 }
 
-/// FNV-1a as a `Hasher`, for the build's maps of short terms: several
-/// times faster than SipHash there, and the build only hashes the docs'
-/// own words (no untrusted keys).
-#[derive(Default)]
-pub struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0 = fnv1a64(bytes, self.0);
-    }
-}
-
-/// A map keyed by terms, hashed with [`Fnv`].
-pub type TermMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<Fnv>>;
-
 /// One section's analysis, done in parallel by [`build`].
 struct SectionTerms {
     /// Term ids in the build's [`Interner`], and weighted frequencies.
@@ -365,22 +349,15 @@ struct SectionTerms {
 struct StringBlob {
     s: String,
     /// Spans of the long strings stored so far, by a hash of their text.
-    seen: HashMap<u64, Vec<(usize, usize)>, std::hash::BuildHasherDefault<Fnv>>,
+    seen: HashMap<u64, Vec<(usize, usize)>, std::hash::BuildHasherDefault<WordHash>>,
 }
 
-/// A fast hash of a long string, eight bytes at a time (FxHash's step).
+/// A fast hash of a long string ([`WordHash`]).
 fn text_hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut chunks = bytes.chunks_exact(8);
-    let mut h = bytes.len() as u64;
-    for c in &mut chunks {
-        let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
-    }
-    for &b in chunks.remainder() {
-        h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
-    }
-    h
+    use std::hash::Hasher;
+    let mut h = WordHash::default();
+    h.write(bytes);
+    h.finish()
 }
 
 /// Strings at least this long are looked up before being stored again.

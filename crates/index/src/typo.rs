@@ -85,7 +85,7 @@ pub fn plain_word(w: &str) -> Option<String> {
 /// The distinct words of some texts, for [`Vocabulary::from_words`].
 #[derive(Default)]
 pub struct WordSet(
-    std::collections::HashSet<String, std::hash::BuildHasherDefault<crate::index::Fnv>>,
+    std::collections::HashSet<String, std::hash::BuildHasherDefault<crate::analyzer::WordHash>>,
 );
 
 /// The words of `text` worth keeping for typo correction ([`plain_word`]).
@@ -218,11 +218,9 @@ impl Index {
         let first = word.as_bytes()[0];
         // The words within reach, by length (the vocabulary is sorted by
         // length, then text). Within one typo, only words with the same
-        // first letter: another first letter counts two.
-        // Within one typo, only words with the same first letter (another
-        // first letter counts two); within two, also the words one edit at
-        // the front away (another first letter, then nothing else
-        // changed), which are few enough to look up one by one.
+        // first letter (another first letter counts two); within two, also
+        // the words one edit at the front away (another first letter, then
+        // nothing else changed), which are few enough to look up one by one.
         let same_first = (word.len() - max..=word.len() + max).map(|len| {
             let a = d.words_partition(0, n, |w| w.len() < len);
             let b = d.words_partition(a, n, |w| w.len() <= len);
@@ -232,7 +230,11 @@ impl Index {
         let mut front: Vec<usize> = Vec::new();
         if max == 2 {
             let w = word.as_bytes();
+            // Same first letter: already among `same_first`.
             let mut look = |cand: &[u8]| {
+                if cand[0] == first {
+                    return;
+                }
                 if let Some(i) = self.word_index(cand) {
                     front.push(i);
                 }
@@ -252,11 +254,7 @@ impl Index {
                 look(&cand);
             }
         }
-        let ranges = same_first
-            .collect::<Vec<_>>()
-            .into_iter()
-            .flat_map(|(a, b)| a..b)
-            .chain(front);
+        let ranges = same_first.flat_map(|(a, b)| a..b).chain(front);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let mask = letters(word);
         let masks = self

@@ -74,7 +74,7 @@ fn opts() -> BuildOptions {
 
 /// Scores every section from scratch with the textbook formula.
 fn brute_force(pages: &[PageInput], a: &Analyzer, query: &str) -> Vec<(u32, f32)> {
-    let mut docs: Vec<(ask_index::index::TermMap<u32>, u32)> = Vec::new();
+    let mut docs: Vec<(std::collections::HashMap<String, u32>, u32)> = Vec::new();
     for p in pages {
         for s in &p.sections {
             docs.push(section_terms(a, Weights::DOCS, &p.title, s));

@@ -150,10 +150,6 @@ pub struct S3 {
     part_bytes: Option<u64>,
 }
 
-/// A part size for [`S3::with_part_bytes`] (what the bench uses): objects
-/// larger than the part size are fetched as ranges of it, several at once
-/// ([`PARALLEL_PARTS`]), each held to the first part's ETag.
-pub const PART_BYTES: u64 = 8 << 20;
 /// Ranged GETs in flight at once.
 pub const PARALLEL_PARTS: usize = 8;
 /// The environment variable that turns ranged GETs on, with their size in
@@ -207,16 +203,9 @@ fn retries() -> aws_sdk_s3::config::retry::RetryConfig {
         .with_max_backoff(Duration::from_secs(1))
 }
 
-fn s3_error<E>(op: &'static str, bucket: &str, key: &str, e: E) -> Error
-where
-    E: std::error::Error,
-{
-    Error::S3 {
-        op,
-        bucket: bucket.to_string(),
-        key: key.to_string(),
-        message: aws_sdk_s3::error::DisplayErrorContext(e).to_string(),
-    }
+/// An SDK error's whole chain of causes, as one line.
+fn sdk_message(e: impl std::error::Error) -> String {
+    aws_sdk_s3::error::DisplayErrorContext(e).to_string()
 }
 
 impl S3 {
@@ -230,10 +219,21 @@ impl S3 {
         }
     }
 
-    /// Fetches in ranges of `bytes` (see [`PART_BYTES`]).
+    /// Fetches an object larger than `bytes` as ranges of that size,
+    /// [`PARALLEL_PARTS`] at once, each held to the first part's ETag.
     pub fn with_part_bytes(mut self, bytes: u64) -> S3 {
         self.part_bytes = Some(bytes.max(1));
         self
+    }
+
+    /// A failure of `op` on this object.
+    fn error(&self, op: &'static str, message: String) -> Error {
+        Error::S3 {
+            op,
+            bucket: self.bucket.clone(),
+            key: self.key.clone(),
+            message,
+        }
     }
 
     /// Writes `bytes` to the object.
@@ -246,7 +246,7 @@ impl S3 {
             .body(aws_sdk_s3::primitives::ByteStream::from(bytes))
             .send()
             .await
-            .map_err(|e| s3_error("PutObject", &self.bucket, &self.key, e))?;
+            .map_err(|e| self.error("PutObject", sdk_message(e)))?;
         Ok(())
     }
 
@@ -265,7 +265,7 @@ impl S3 {
             .set_if_match(etag.map(str::to_string))
             .send()
             .await
-            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))
+            .map_err(|e| self.error("GetObject", sdk_message(e)))
     }
 
     /// Reads a GET's body.
@@ -274,7 +274,7 @@ impl S3 {
             .body
             .collect()
             .await
-            .map_err(|e| s3_error("GetObject", &self.bucket, &self.key, e))?
+            .map_err(|e| self.error("GetObject", sdk_message(e)))?
             .into_bytes())
     }
 
@@ -283,12 +283,10 @@ impl S3 {
         let obj = self.send(Some((a, b)), etag.as_deref()).await?;
         let got = self.body(obj).await?;
         if got.len() as u64 != b - a {
-            return Err(Error::S3 {
-                op: "GetObject",
-                bucket: self.bucket.clone(),
-                key: self.key.clone(),
-                message: format!("bytes {a}-{} came back as {} bytes", b - 1, got.len()),
-            });
+            return Err(self.error(
+                "GetObject",
+                format!("bytes {a}-{} came back as {} bytes", b - 1, got.len()),
+            ));
         }
         Ok(got)
     }
@@ -331,11 +329,8 @@ impl S3 {
         while let Some(mut tasks) = running.take() {
             let mut parts: Vec<Option<Bytes>> = vec![None; tasks.len()];
             while let Some(done) = tasks.join_next().await {
-                let (n, got) = done.map_err(|e| Error::S3 {
-                    op: "GetObject",
-                    bucket: self.bucket.clone(),
-                    key: self.key.clone(),
-                    message: format!("a ranged GET did not finish: {e}"),
+                let (n, got) = done.map_err(|e| {
+                    self.error("GetObject", format!("a ranged GET did not finish: {e}"))
                 })?;
                 parts[n] = Some(got?);
             }
@@ -362,15 +357,13 @@ impl IndexSource for S3 {
         tokio::time::timeout(OPERATION_TIMEOUT, self.get_all())
             .await
             .unwrap_or_else(|_| {
-                Err(Error::S3 {
-                    op: "GetObject",
-                    bucket: self.bucket.clone(),
-                    key: self.key.clone(),
-                    message: format!(
+                Err(self.error(
+                    "GetObject",
+                    format!(
                         "no complete answer within {} s (stalled connection?)",
                         OPERATION_TIMEOUT.as_secs()
                     ),
-                })
+                ))
             })
     }
 }
