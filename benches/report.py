@@ -116,20 +116,23 @@ def main():
         "--example", "hello_lambda"])
     dist_ask = os.path.join(TARGET, "dist", "ask")
     hello = os.path.join(TARGET, "dist", "examples", "hello_lambda")
-    r = sh([sys.executable, os.path.join(REPO, "benches/cold_start.py"), dist_ask, "20"] + specs
-           + [f"hello-world=exec:{hello}"])
-    cold = {j["name"]: j for j in map(json.loads, r.stdout.splitlines())}
-    r = sh([sys.executable, os.path.join(REPO, "benches/cold_start.py"), ask, "20",
-            specs[0], f"aws-amplify={builds['aws-amplify']['path']}"])
-    cold_release = {f"{j['name']}, release": j for j in map(json.loads, r.stdout.splitlines())}
-    r = sh([sys.executable, os.path.join(REPO, "benches/cold_start.py"), dist_ask, "20",
-            f"aws-amplify={builds['aws-amplify']['path']}"], env=dict(os.environ, ASK_S3_PART_BYTES=str(8 << 20)))
-    cold_release["aws-amplify, dist, 8 MiB ranged GETs"] = json.loads(r.stdout.splitlines()[-1])
+    amplify = f"aws-amplify={builds['aws-amplify']['path']}"
+    cold = {j["name"]: j for j in cold_start(dist_ask, specs + [f"hello-world=exec:{hello}"])}
+    cold_release = {f"{j['name']}, release": j for j in cold_start(ask, [specs[0], amplify])}
+    cold_release["aws-amplify, dist, 8 MiB ranged GETs"] = cold_start(
+        dist_ask, [amplify], ASK_S3_PART_BYTES=str(8 << 20))[-1]
     binary_bytes = {"release ask": os.path.getsize(ask), "dist ask": os.path.getsize(dist_ask),
                     "dist hello-world": os.path.getsize(hello)}
 
     write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
           binary_bytes, cold_release)
+
+
+def cold_start(binary, specs, **env):
+    """benches/cold_start.py: `binary` started 20 times on each index spec, a JSON line per spec."""
+    r = sh([sys.executable, os.path.join(REPO, "benches/cold_start.py"), binary, "20"] + specs,
+           env=dict(os.environ, **env))
+    return [json.loads(line) for line in r.stdout.splitlines()]
 
 
 def plot_scale(scale):

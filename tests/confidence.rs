@@ -7,33 +7,13 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nlweb_ask::answer::{ANSWERED_COVERAGE, answer};
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::protocol::{Answer, Failure, RawRequest, parse};
 use serde_json::Value;
-use support::docs::repo;
-
-fn corpora() -> PathBuf {
-    std::env::var_os("ASK_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/corpora"))
-}
-
-fn index_of(dir: &Path) -> ask_index::Index {
-    let files =
-        build_index::read_mdx_files(dir, &|_, _| indicatif::ProgressBar::hidden()).expect("corpus");
-    let pages = build_index::corpus::pages(&files).pages;
-    let opts = ask_index::BuildOptions {
-        docs_base_url: "https://docs.example.com".into(),
-        weights: ask_index::Weights::DOCS,
-        source: "mdx".into(),
-        corpus_fingerprint: "confidence".into(),
-        built_at_unix: 0,
-    };
-    ask_index::build(&pages, &opts, &ask_index::Analyzer::new()).unwrap()
-}
+use support::docs::{corpora, index_of, repo};
 
 /// The answer to `question` in `mode`, through the `/ask` parser and
 /// retrieval (5 sections, no boost).

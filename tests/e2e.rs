@@ -10,6 +10,7 @@ mod support;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
+use support::bedrock::{error_type, model_text, recorded};
 use support::http::{self, free_port, wait_for_port};
 use support::{docs, moto, sse};
 
@@ -61,6 +62,18 @@ fn ask(port: u16, env: &[(&str, String)]) -> Proc {
         .spawn()
         .expect("the ask binary");
     Proc(child)
+}
+
+/// A JSON body POSTed to `/ask`.
+fn post(port: u16, body: &[u8]) -> http::Response {
+    http::request(
+        port,
+        "POST",
+        "/lambda-url/_/ask",
+        &[("content-type", "application/json")],
+        body,
+    )
+    .unwrap()
 }
 
 fn get(port: u16, path_and_query: &str, headers: &[(&str, &str)]) -> http::Response {
@@ -124,14 +137,7 @@ fn serves_ask_over_http_with_the_index_from_s3() {
 
     // 0.55 POST, summarize.
     let body = br#"{"query":{"text":"what happens when the index checksum is wrong"},"prefer":{"streaming":false,"mode":"summarize"},"meta":{"version":"0.55"}}"#;
-    let r = http::request(
-        port,
-        "POST",
-        "/lambda-url/_/ask",
-        &[("content-type", "application/json")],
-        body,
-    )
-    .unwrap();
+    let r = post(port, body);
     assert_eq!(r.status, 200, "{}", r.text());
     let doc: Value = serde_json::from_slice(&r.body).unwrap();
     let summary = &doc["results"][0];
@@ -429,11 +435,9 @@ fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
                 .unwrap()
                 .push((line.trim().to_string(), String::from_utf8(body).unwrap()));
             let (status, text) = reply;
-            let extra = if status == 429 {
-                "x-amzn-errortype: ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/\r\n"
-            } else {
-                ""
-            };
+            let extra = error_type(status)
+                .map(|e| format!("x-amzn-errortype: {e}\r\n"))
+                .unwrap_or_default();
             let _ = write!(
                 stream,
                 "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{text}",
@@ -450,11 +454,9 @@ fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
 /// blocks the handler on it while the Runtime API loop waits.
 #[test]
 fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
-    let data =
-        |f: &str| std::fs::read_to_string(docs::repo().join("tests/data/bedrock").join(f)).unwrap();
-    let throttled = data("throttled.json");
+    let throttled = recorded("throttled.json");
     let (endpoint, seen) = bedrock_endpoint(vec![
-        (200, data("good-answer.json")),
+        (200, recorded("good-answer.json")),
         (429, throttled.clone()),
         (429, throttled),
     ]);
@@ -471,30 +473,19 @@ fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
         ],
     );
     let body = br#"{"query":{"text":"how do I change the rate limit"},"prefer":{"mode":"generate","streaming":false}}"#;
-    let ask = || {
-        let r = http::request(
-            port,
-            "POST",
-            "/lambda-url/_/ask",
-            &[("content-type", "application/json")],
-            body,
-        )
-        .unwrap();
+    let answer = || {
+        let r = post(port, body);
         assert_eq!(r.status, 200, "{}", r.text());
         serde_json::from_slice::<Value>(&r.body).unwrap()
     };
-    let doc = ask();
+    let doc = answer();
     assert_eq!(
         doc["_meta"]["generator"],
         serde_json::json!({"name": "bedrock", "model": "amazon.nova-micro-v1:0"}),
         "{doc}"
     );
-    let good: Value = serde_json::from_str(&data("good-answer.json")).unwrap();
-    assert_eq!(
-        doc["results"][0]["text"],
-        good["output"]["message"]["content"][0]["text"]
-    );
-    let doc = ask();
+    assert_eq!(doc["results"][0]["text"], model_text("good-answer.json"));
+    let doc = answer();
     assert_eq!(
         doc["_meta"]["generator"],
         serde_json::json!({"name": "extractive", "model": "amazon.nova-micro-v1:0", "fallback": "throttled"}),

@@ -17,6 +17,7 @@ use aws_smithy_types::body::SdkBody;
 use nlweb_ask::generate::{Bedrock, BedrockConfig};
 use nlweb_ask::handler::{State, respond};
 use serde_json::{Value, json};
+use support::bedrock::{error_type, model_text, recorded};
 use support::docs::{docs_index, repo};
 
 const MODEL: &str = "amazon.nova-micro-v1:0";
@@ -24,25 +25,12 @@ const URI: &str =
     "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse";
 const EVENT: &str = "http-post-generate-bedrock.json";
 
-fn recorded(name: &str) -> String {
-    std::fs::read_to_string(repo().join("tests/data/bedrock").join(name)).unwrap()
-}
-
 fn reply(status: u16, body: &str) -> ReplayEvent {
     let mut resp = http::Response::builder()
         .status(status)
         .header("content-type", "application/json");
-    // Bedrock names an error in this header (the SDK reads it first).
-    let error = match status {
-        429 => Some("ThrottlingException"),
-        408 => Some("ModelTimeoutException"),
-        _ => None,
-    };
-    if let Some(e) = error {
-        resp = resp.header(
-            "x-amzn-errortype",
-            format!("{e}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
-        );
+    if let Some(e) = error_type(status) {
+        resp = resp.header("x-amzn-errortype", e);
     }
     ReplayEvent::new(
         http::Request::builder()
@@ -86,22 +74,26 @@ fn state_with(
     timeout: Duration,
     extra: &[(&str, &str)],
 ) -> State {
-    let events_env = support::docs::events_env();
-    let mut env: Vec<(&str, &str)> = events_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    env.extend([
+    let mut env = vec![
         ("ASK_GENERATOR", "bedrock"),
         ("ASK_BEDROCK_MODEL_ID", MODEL),
-    ]);
+    ];
     env.extend(extra);
     let generator =
         Bedrock::new(bedrock_config(timeout), sdk(partition).http_client(http)).unwrap();
-    test_state::state(docs_index(), &env).with_generator(Box::new(generator))
+    events_state(&env).with_generator(Box::new(generator))
+}
+
+/// The handler over the docs under the saved events' settings and `extra`.
+fn events_state(extra: &[(&str, &str)]) -> State {
+    let events_env = support::docs::events_env();
+    let mut env: Vec<(&str, &str)> = events_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.extend(extra);
+    test_state::state(docs_index(), &env)
 }
 
 fn extractive_state() -> State {
-    let events_env = support::docs::events_env();
-    let env: Vec<(&str, &str)> = events_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    test_state::state(docs_index(), &env)
+    events_state(&[])
 }
 
 fn event_with(body: Option<Value>) -> lambda_http::Request {
@@ -138,14 +130,6 @@ fn summary(doc: &Value) -> (String, Vec<(u64, String)>) {
         })
         .collect();
     (s["text"].as_str().unwrap().to_string(), cites)
-}
-
-fn model_text(file: &str) -> String {
-    let v: Value = serde_json::from_str(&recorded(file)).unwrap();
-    v["output"]["message"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]
@@ -387,22 +371,7 @@ impl nlweb_ask::generate::Generator for Measuring {
 
 #[test]
 fn prompts_of_the_golden_questions_stay_within_their_budget() {
-    let corpora = repo().join("../shared/corpora");
-    let prefect = {
-        let files = build_index::read_mdx_files(&corpora.join("prefect"), &|_, _| {
-            indicatif::ProgressBar::hidden()
-        })
-        .unwrap();
-        let pages = build_index::corpus::pages(&files).pages;
-        let opts = ask_index::BuildOptions {
-            docs_base_url: "https://docs.example.com".into(),
-            weights: ask_index::Weights::DOCS,
-            source: "mdx".into(),
-            corpus_fingerprint: "generator".into(),
-            built_at_unix: 0,
-        };
-        ask_index::build(&pages, &opts, &ask_index::Analyzer::new()).unwrap()
-    };
+    let prefect = support::docs::index_of(&support::docs::corpora().join("prefect"));
     for (name, index) in [("nlweb-ask-docs", docs_index()), ("prefect", prefect)] {
         let prompts = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let state = test_state::state(index, &[("ASK_RATE_LIMIT_PER_MINUTE", "100000")])

@@ -1,9 +1,9 @@
-//! The index of this project's own docs (`docs/content/docs`), built in
-//! process with the same library `build-index` uses.
+//! The index of this project's own docs (`docs/content/docs`), and of the
+//! shared corpora, built in process with the same library `build-index` uses.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn repo() -> &'static Path {
     // Both the root package and build-index include this file; the root is
@@ -21,21 +21,40 @@ pub fn repo() -> &'static Path {
     }
 }
 
-pub fn docs_index() -> ask_index::Index {
-    let files = build_index::read_mdx_files(&repo().join("docs/content/docs"), &|_, _| {
-        indicatif::ProgressBar::hidden()
-    })
-    .expect("docs/content/docs");
-    let corpus = build_index::corpus::pages(&files);
-    assert!(corpus.skipped.is_empty(), "{:?}", corpus.skipped);
+/// The shared corpora (`ASK_CORPORA`, or `../shared/corpora`).
+pub fn corpora() -> PathBuf {
+    std::env::var_os("ASK_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/corpora"))
+}
+
+/// The pages of the `.mdx` files under `dir`.
+fn corpus(dir: &Path) -> build_index::corpus::Corpus {
+    let files = build_index::read_mdx_files(dir, &|_, _| indicatif::ProgressBar::hidden())
+        .unwrap_or_else(|e| panic!("{}: {e:?}", dir.display()));
+    build_index::corpus::pages(&files)
+}
+
+fn index(pages: &[ask_index::PageInput], docs_base_url: &str) -> ask_index::Index {
     let opts = ask_index::BuildOptions {
-        docs_base_url: "https://nlweb-ask.example.com/docs".into(),
+        docs_base_url: docs_base_url.into(),
         weights: ask_index::Weights::DOCS,
         source: "mdx".into(),
         corpus_fingerprint: "test".into(),
         built_at_unix: 0,
     };
-    ask_index::build(&corpus.pages, &opts, &ask_index::Analyzer::new()).unwrap()
+    ask_index::build(pages, &opts, &ask_index::Analyzer::new()).unwrap()
+}
+
+/// The index of a shared corpus's folder, under `https://docs.example.com`.
+pub fn index_of(dir: &Path) -> ask_index::Index {
+    index(&corpus(dir).pages, "https://docs.example.com")
+}
+
+pub fn docs_index() -> ask_index::Index {
+    let corpus = corpus(&repo().join("docs/content/docs"));
+    assert!(corpus.skipped.is_empty(), "{:?}", corpus.skipped);
+    index(&corpus.pages, "https://nlweb-ask.example.com/docs")
 }
 
 pub fn docs_index_bytes() -> Vec<u8> {

@@ -1,3 +1,4 @@
+pub mod bedrock;
 pub mod docs;
 pub mod encoding;
 pub mod event_table;
