@@ -879,12 +879,16 @@ impl Index {
             // Scores go back to zero for the next query.
             let mut top = TopK::new(k);
             if dense {
-                // Blocks of 16: a vectorised maximum skips every block that
-                // cannot enter the top k, then the block is zeroed.
+                // Blocks of 16: one vectorised test (no branch per score)
+                // skips every block with no score that could enter the top
+                // k, then the block is zeroed.
                 const BLOCK: usize = 16;
                 for (b, block) in scores[..n].chunks_mut(BLOCK).enumerate() {
-                    let max = block.iter().fold(0f32, |m, &x| if x > m { x } else { m });
-                    if max > 0.0 && max >= top.threshold {
+                    let threshold = top.threshold;
+                    let any = block
+                        .iter()
+                        .fold(false, |any, &x| any | ((x > 0.0) & (x >= threshold)));
+                    if any {
                         for (i, &score) in block.iter().enumerate() {
                             top.consider((b * BLOCK + i) as u32, score);
                         }
