@@ -64,6 +64,60 @@ impl Serialize for Blob {
     }
 }
 
+/// The text of an index: a `String` built by `build`, or a slice of the
+/// file's bytes, checked to be UTF-8 once when decoded, so that reading a
+/// span of it checks no more than its two ends.
+#[derive(Clone)]
+pub enum Text {
+    /// Text of its own.
+    Owned(String),
+    /// Part of the bytes an index was decoded from.
+    Shared(bytes_utils::Str),
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::Owned(String::new())
+    }
+}
+
+impl Text {
+    /// The text in `bytes`, if they are UTF-8 (shared, not copied).
+    pub fn shared(bytes: bytes::Bytes) -> Option<Self> {
+        bytes_utils::Str::from_inner(bytes).ok().map(Text::Shared)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Text::Owned(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Text({} bytes)", self.len())
+    }
+}
+
+/// Encoded exactly as `serde_bytes` encodes a `Vec<u8>` (and as bincode
+/// encodes a `String`).
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.as_bytes())
+    }
+}
+
 macro_rules! le_array {
     ($name:ident, $t:ty, $doc:literal) => {
         #[doc = $doc]

@@ -164,7 +164,7 @@ struct Borrowed<'a> {
 /// shares: its text and arrays are slices of `bytes`, not copies (one copy
 /// less of the file in memory, and no page faults to make one).
 pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
-    use crate::arrays::{Blob, F32s, U32s};
+    use crate::arrays::{F32s, Text, U32s};
     let (l, crc) = layout(&bytes)?;
     check_crc(&bytes, &l, crc)?;
     let meta = decode_meta(&bytes[l.header.clone()])?;
@@ -176,7 +176,8 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
     }
     let share = |s: &[u8]| bytes.slice_ref(s);
     let data = IndexData {
-        strings: Blob::Shared(share(b.strings)),
+        strings: Text::shared(share(b.strings))
+            .ok_or_else(|| Error::Invalid("stored text is not UTF-8".into()))?,
         page_spans: U32s::shared(share(b.page_spans)),
         section_page: U32s::shared(share(b.section_page)),
         section_level: b.section_level.to_vec(),

@@ -197,6 +197,70 @@ fn osa<'r>(
     (prev[n] <= max).then_some(prev[n])
 }
 
+/// A typed word of at most 64 letters, ready to be compared with many
+/// words: for each byte value, the set of positions (bits) where the word
+/// has it. Hyyrö's bit-parallel algorithm then gives the same distance as
+/// [`distance`] with a few word operations per letter of the other word,
+/// instead of a row of the table.
+pub struct Typed<'w> {
+    word: &'w [u8],
+    positions: [u64; 256],
+}
+
+impl<'w> Typed<'w> {
+    /// `word` prepared, if it has 1 to 64 letters.
+    pub fn new(word: &'w [u8]) -> Option<Typed<'w>> {
+        if word.is_empty() || word.len() > 64 {
+            return None;
+        }
+        let mut positions = [0u64; 256];
+        for (i, &c) in word.iter().enumerate() {
+            positions[c as usize] |= 1 << i;
+        }
+        Some(Typed { word, positions })
+    }
+
+    /// [`typos`] between the typed word and `other`.
+    pub fn typos(&self, other: &[u8], max: usize) -> Option<usize> {
+        let d = match (self.word.first(), other.first()) {
+            (Some(x), Some(y)) if x != y => self.distance(other, max.checked_sub(1)?)? + 1,
+            _ => self.distance(other, max)?,
+        };
+        (d <= max).then_some(d)
+    }
+
+    /// [`distance`] between the typed word and `other`.
+    pub fn distance(&self, other: &[u8], max: usize) -> Option<usize> {
+        let m = self.word.len();
+        if m.abs_diff(other.len()) > max {
+            return None;
+        }
+        // Column by column of the table, as bit vectors over the typed
+        // word's positions: vertical deltas +1 (`up`) and -1 (`down`),
+        // cells equal to their diagonal (`zero`); `last` is the bit of the
+        // bottom row, whose value is the distance so far.
+        let last = 1u64 << (m - 1);
+        let (mut up, mut down, mut zero, mut prev_eq) = (!0u64, 0u64, 0u64, 0u64);
+        let mut dist = m;
+        for &c in other {
+            let eq = self.positions[c as usize];
+            // A swap of two neighbouring letters: this letter matches one
+            // position on, and the previous letter this one.
+            let swap = ((!zero & eq) << 1) & prev_eq;
+            zero = (((eq & up).wrapping_add(up)) ^ up) | eq | down | swap;
+            let h_up = down | !(zero | up);
+            let h_down = up & zero;
+            dist += usize::from(h_up & last != 0);
+            dist -= usize::from(h_down & last != 0);
+            let (h_up, h_down) = ((h_up << 1) | 1, h_down << 1);
+            up = h_down | !(zero | h_up);
+            down = h_up & zero;
+            prev_eq = eq;
+        }
+        (dist <= max).then_some(dist)
+    }
+}
+
 impl Index {
     /// Number of sections that contain `term`.
     pub fn doc_freq(&self, term: &str) -> u32 {
@@ -256,6 +320,7 @@ impl Index {
         }
         let ranges = same_first.flat_map(|(a, b)| a..b).chain(front);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
+        let typed = Typed::new(word.as_bytes())?;
         let mask = letters(word);
         let masks = self
             .word_letters
@@ -274,7 +339,7 @@ impl Index {
                 continue;
             }
             let w = d.word(i);
-            let Some(d) = typos(word.as_bytes(), w.as_bytes(), max) else {
+            let Some(d) = typed.typos(w.as_bytes(), max) else {
                 continue;
             };
             if best.is_some_and(|(bd, ..)| d > bd) {
@@ -376,6 +441,41 @@ mod tests {
         assert_eq!(t("night", "right", 2), Some(2));
         assert_eq!(t("chnage", "change", 1), Some(1));
         assert_eq!(t("across", "cross", 1), None);
+    }
+
+    #[test]
+    fn the_bit_parallel_distance_is_the_table_distance() {
+        let t = |a: &str, b: &str, m| Typed::new(a.as_bytes()).unwrap().typos(b.as_bytes(), m);
+        assert_eq!(t("chnage", "change", 1), Some(1));
+        assert_eq!(t("night", "right", 1), None);
+        assert_eq!(t("night", "right", 2), Some(2));
+        // Optimal string alignment: no edit of a swapped pair (unrestricted
+        // Damerau distance would say 2).
+        let ca = Typed::new(b"ca").unwrap();
+        assert_eq!(ca.distance(b"abc", 3), Some(3));
+        assert!(Typed::new(b"").is_none());
+        assert!(Typed::new(&[b'a'; 65]).is_none());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// Over a small alphabet, so that most pairs are close.
+        #[test]
+        fn bit_parallel_and_table_agree(
+            a in "[abc]{1,24}",
+            b in "[abcd]{0,26}",
+            max in 0usize..5,
+        ) {
+            let typed = Typed::new(a.as_bytes()).unwrap();
+            proptest::prop_assert_eq!(
+                typed.distance(b.as_bytes(), max),
+                distance(a.as_bytes(), b.as_bytes(), max)
+            );
+            proptest::prop_assert_eq!(
+                typed.typos(b.as_bytes(), max),
+                typos(a.as_bytes(), b.as_bytes(), max)
+            );
+        }
     }
 
     #[test]
