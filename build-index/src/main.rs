@@ -11,7 +11,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use ask_index::{Analyzer, BuildOptions, Index, PageInput, SectionInput, Weights};
 use clap::{Parser, Subcommand};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// Build an nlweb-ask BM25 index from .mdx docs (the default action), or query one.
 #[derive(Parser, Debug)]
@@ -341,26 +341,65 @@ struct QueryLine<'a> {
     text: std::borrow::Cow<'a, str>,
 }
 
-/// One answered line of `build-index search` (keys in sorted order).
-#[derive(Serialize)]
-struct Answered<'a> {
-    corrections: Vec<FromTo<'a>>,
-    hits: Vec<HitLine<'a>>,
-    query_id: &'a serde_json::value::RawValue,
+/// Writes one answered line of `build-index search`: `{"corrections":
+/// [{"from","to"}…],"hits":[{"heading","id","score","url"}…],"query_id"}`
+/// (keys in sorted order), as `serde_json` would, by hand: this is the
+/// per-query output path that the throughput benchmark measures.
+fn write_answer(
+    out: &mut Vec<u8>,
+    index: &Index,
+    corrections: &[ask_index::typo::Correction],
+    hits: &[ask_index::Hit],
+    query_id: &serde_json::value::RawValue,
+) -> Result<()> {
+    out.extend_from_slice(b"{\"corrections\":[");
+    for (i, c) in corrections.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"from\":");
+        json_str(out, &c.from)?;
+        out.extend_from_slice(b",\"to\":");
+        json_str(out, &c.to)?;
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],\"hits\":[");
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let (heading, anchor) = index.section_heading_anchor(h.section);
+        let (id, route) = index.page_path_route(index.section_page(h.section));
+        out.extend_from_slice(b"{\"heading\":");
+        json_str(out, heading)?;
+        out.extend_from_slice(b",\"id\":");
+        json_str(out, id)?;
+        out.extend_from_slice(b",\"score\":");
+        serde_json::to_writer(&mut *out, &h.score)?;
+        out.extend_from_slice(b",\"url\":");
+        json_str(out, &ask_index::search::url_of(index, route, anchor))?;
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],\"query_id\":");
+    out.extend_from_slice(query_id.get().as_bytes());
+    out.extend_from_slice(b"}\n");
+    Ok(())
 }
 
-#[derive(Serialize)]
-struct FromTo<'a> {
-    from: &'a str,
-    to: &'a str,
-}
-
-#[derive(Serialize)]
-struct HitLine<'a> {
-    heading: &'a str,
-    id: &'a str,
-    score: f32,
-    url: String,
+/// `s` as a JSON string: copied as it is when nothing in it needs an
+/// escape (one branch-free pass), else through `serde_json`.
+fn json_str(out: &mut Vec<u8>, s: &str) -> Result<()> {
+    let plain = !s.bytes().fold(false, |esc, b| {
+        esc | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, s)?;
+    }
+    Ok(())
 }
 
 fn search(
@@ -395,7 +434,8 @@ fn search(
     };
     let mut stdin = std::io::stdin().lock();
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut line_out = Vec::new();
     let mut times = Vec::new();
     let mut line = String::new();
     for n in 1.. {
@@ -428,32 +468,9 @@ fn search(
             ask_index::search::retrieve_corrected(&index, &analyzer, &text, &[], top_k, &rules)
         };
         times.push(t.elapsed());
-        let answered = Answered {
-            corrections: searched
-                .corrections
-                .iter()
-                .map(|c| FromTo {
-                    from: &c.from,
-                    to: &c.to,
-                })
-                .collect(),
-            hits: hits
-                .iter()
-                .map(|h| {
-                    let (heading, anchor) = index.section_heading_anchor(h.section);
-                    let (id, route) = index.page_path_route(index.section_page(h.section));
-                    HitLine {
-                        heading,
-                        id,
-                        score: h.score,
-                        url: ask_index::search::url_of(&index, route, anchor),
-                    }
-                })
-                .collect(),
-            query_id: id,
-        };
-        serde_json::to_writer(&mut out, &answered)?;
-        out.write_all(b"\n")?;
+        line_out.clear();
+        write_answer(&mut line_out, &index, &searched.corrections, &hits, id)?;
+        out.write_all(&line_out)?;
     }
     out.flush()?;
     times.sort();
@@ -475,4 +492,29 @@ fn search(
         n_bytes
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_str;
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        for s in [
+            "",
+            "plain heading",
+            "a \"quoted\" word",
+            "back\\slash",
+            "tab\there\nnewline\u{1}",
+            "ünïcödé — “curly” 🦀",
+            "\u{7f} and </script>",
+        ] {
+            let mut out = Vec::new();
+            json_str(&mut out, s).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
+        }
+    }
 }

@@ -140,9 +140,8 @@ pub struct Index {
     /// Build metadata (the header).
     pub meta: BuildMeta,
     pub(crate) data: IndexData,
-    /// Per typo-vocabulary word: the set of its letters, derived on the
-    /// first typo lookup (not at load: cold start does not pay for it).
-    pub(crate) word_letters: std::sync::OnceLock<Vec<u32>>,
+    /// What typo lookups derive from the vocabulary.
+    pub(crate) word_lookup: std::sync::OnceLock<crate::typo::WordLookup>,
     /// Term ids by a hash of the term (open addressing, id + 1, 0 empty),
     /// derived on the first lookup, not at load.
     term_table: std::sync::OnceLock<Vec<u32>>,
@@ -364,7 +363,8 @@ fn text_hash(bytes: &[u8]) -> u64 {
 const DEDUP_MIN_BYTES: usize = 64;
 
 impl StringBlob {
-    fn push(&mut self, v: &str, spans: &mut U32s) -> Result<()> {
+    /// Stores `v` (or finds it stored) and returns its span.
+    fn push(&mut self, v: &str) -> Result<[u32; 2]> {
         let long = v.len() >= DEDUP_MIN_BYTES;
         let hash = if long { text_hash(v.as_bytes()) } else { 0 };
         let stored = if long {
@@ -389,13 +389,9 @@ impl StringBlob {
                 (start, end)
             }
         };
-        let (start, end) = (
-            u32::try_from(start).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
-            u32::try_from(end).map_err(|_| Error::TooLarge("stored text over 4 GiB"))?,
-        );
-        spans.push(start);
-        spans.push(end);
-        Ok(())
+        let offset =
+            |v: usize| u32::try_from(v).map_err(|_| Error::TooLarge("stored text over 4 GiB"));
+        Ok([offset(start)?, offset(end)?])
     }
 }
 
@@ -423,10 +419,18 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
         section_spans: U32s::new(),
         vocabulary: WordSet::default(),
     };
+    // What an answer shows of each hit (page path, route, title; section
+    // heading, anchor) is stored first and the long texts after it, so
+    // that the labels of all hits sit together, not one a page between
+    // texts: rendering an answer then reads a few cache lines, not one
+    // (or a miss) per field.
+    let mut page_text = Vec::with_capacity(pages.len() * 4);
+    let mut section_text = Vec::new();
     for (p, page) in pages.iter().enumerate() {
-        for v in [&page.path, &page.route, &page.title, &page.description] {
-            st.blob.push(v, &mut st.page_spans)?;
+        for v in [&page.path, &page.route, &page.title] {
+            page_text.push(st.blob.push(v)?);
         }
+        page_text.push([0, 0]);
         st.page_boost.push(
             page.boost
                 .filter(|b| b.is_finite() && *b >= 0.0)
@@ -436,11 +440,21 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
         for section in &page.sections {
             st.section_page.push(p as u32);
             st.section_level.push(section.level);
-            for v in [&section.heading, &section.anchor, &section.text] {
-                st.blob.push(v, &mut st.section_spans)?;
+            for v in [&section.heading, &section.anchor] {
+                section_text.push(st.blob.push(v)?);
             }
+            section_text.push([0, 0]);
         }
     }
+    let mut sections = section_text.chunks_exact_mut(3);
+    for (page, spans) in pages.iter().zip(page_text.chunks_exact_mut(4)) {
+        spans[3] = st.blob.push(&page.description)?;
+        for (section, spans) in page.sections.iter().zip(&mut sections) {
+            spans[2] = st.blob.push(&section.text)?;
+        }
+    }
+    st.page_spans = page_text.into_iter().flatten().collect();
+    st.section_spans = section_text.into_iter().flatten().collect();
     for a in analysed {
         st.vocabulary.extend(a.words.iter().cloned());
     }
@@ -696,7 +710,7 @@ impl Index {
         Index {
             meta,
             data,
-            word_letters: std::sync::OnceLock::new(),
+            word_lookup: std::sync::OnceLock::new(),
             term_table: std::sync::OnceLock::new(),
             word_table: std::sync::OnceLock::new(),
         }
@@ -841,7 +855,7 @@ impl Index {
             let Scratch {
                 scores,
                 touched,
-                maxima,
+                dense: dense_buffers,
             } = &mut *scratch;
             if scores.len() < d.section_page.len() {
                 scores.resize(d.section_page.len(), 0.0);
@@ -881,7 +895,7 @@ impl Index {
             }
             // Scores go back to zero for the next query.
             if dense {
-                return top_dense(scores, maxima, k);
+                return top_dense(scores, dense_buffers, k);
             }
             // Few sections touched: a min-heap whose root is the current
             // k-th best; most sections fail that one comparison.
@@ -972,8 +986,7 @@ fn ranks_before(a: &Hit, b: &Hit) -> bool {
 struct Scratch {
     scores: Vec<f32>,
     touched: Vec<u32>,
-    /// Each block's best score (dense scan).
-    maxima: Vec<f32>,
+    dense: Dense,
 }
 
 /// Sections a block of the dense scan holds.
@@ -984,19 +997,26 @@ const BLOCK: usize = 16;
 /// section, so a score that k blocks' maxima reach is one that k sections
 /// reach, and no section below it is in the top k. Only the sections at
 /// or above it are sorted.
-fn top_dense(scores: &mut [f32], maxima: &mut Vec<f32>, k: usize) -> Vec<Hit> {
-    block_maxima(scores, maxima);
-    let floor = floor_of(maxima, k);
-    let mut found = Vec::new();
+fn top_dense(scores: &mut [f32], dense: &mut Dense, k: usize) -> Vec<Hit> {
+    let Dense { maxima, blocks } = dense;
+    let top = block_maxima(scores, maxima);
+    let floor = floor_of(maxima, top, k);
+    // The blocks that reach the floor, without a branch per block.
+    blocks.clear();
+    blocks.resize(maxima.len(), 0);
+    let mut reached = 0;
     for (b, &m) in maxima.iter().enumerate() {
-        if m > 0.0 && m >= floor {
-            let start = b * BLOCK;
-            let end = (start + BLOCK).min(scores.len());
-            for (i, &score) in scores[start..end].iter().enumerate() {
-                if score > 0.0 && score >= floor {
-                    let section = (start + i) as u32;
-                    found.push(Hit { section, score });
-                }
+        blocks[reached] = b as u32;
+        reached += usize::from(m > 0.0 && m >= floor);
+    }
+    let mut found = Vec::new();
+    for &b in &blocks[..reached] {
+        let start = b as usize * BLOCK;
+        let end = (start + BLOCK).min(scores.len());
+        for (i, &score) in scores[start..end].iter().enumerate() {
+            if score > 0.0 && score >= floor {
+                let section = (start + i) as u32;
+                found.push(Hit { section, score });
             }
         }
     }
@@ -1004,6 +1024,15 @@ fn top_dense(scores: &mut [f32], maxima: &mut Vec<f32>, k: usize) -> Vec<Hit> {
     found.sort_unstable_by(best_first);
     found.truncate(k);
     found
+}
+
+/// Buffers of the dense scan, reused across queries.
+#[derive(Default)]
+struct Dense {
+    /// Each block's best score.
+    maxima: Vec<f32>,
+    /// The blocks that reach the floor.
+    blocks: Vec<u32>,
 }
 
 /// Sort order of hits: [`ranks_before`].
@@ -1022,9 +1051,9 @@ fn max(a: f32, b: f32) -> f32 {
 }
 
 /// Each block's largest score (0 for none) into `maxima`, the last block
-/// possibly shorter. A block is folded into four lanes of four (vector
-/// instructions), then the lanes into one.
-fn block_maxima(scores: &[f32], maxima: &mut Vec<f32>) {
+/// possibly shorter; returns the largest of all. A block is folded into
+/// four lanes of four (vector instructions), then the lanes into one.
+fn block_maxima(scores: &[f32], maxima: &mut Vec<f32>) -> f32 {
     maxima.clear();
     let blocks = scores.chunks_exact(BLOCK);
     let rest = blocks.remainder();
@@ -1040,15 +1069,19 @@ fn block_maxima(scores: &[f32], maxima: &mut Vec<f32>) {
     if !rest.is_empty() {
         maxima.push(rest.iter().fold(0.0, |m, &x| max(m, x)));
     }
+    let mut lanes = [0.0f32; 4];
+    for (i, &m) in maxima.iter().enumerate() {
+        lanes[i % 4] = max(lanes[i % 4], m);
+    }
+    max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3]))
 }
 
 /// A score that `k` of the blocks' `maxima` reach (0 when fewer than `k`
-/// blocks have a score), within 1/256 of the highest maximum below the
-/// `k`-th largest: bisection on counts, each a vectorised pass.
-fn floor_of(maxima: &[f32], k: usize) -> f32 {
-    let reach = |t: f32| maxima.iter().filter(|&&m| m >= t).count();
-    let top = maxima.iter().fold(0.0, |m, &x| max(m, x));
-    if reach(f32::MIN_POSITIVE) < k {
+/// blocks have a score), within 1/256 of `top` (the largest) below the
+/// `k`-th largest maximum: bisection on counts, each a vectorised pass.
+fn floor_of(maxima: &[f32], top: f32, k: usize) -> f32 {
+    let reach = |t: f32| maxima.iter().map(|&m| u32::from(m >= t)).sum::<u32>() as usize;
+    if top <= 0.0 || reach(f32::MIN_POSITIVE) < k {
         return 0.0;
     }
     // `reach(lo) >= k` throughout.
@@ -1095,26 +1128,6 @@ impl IndexData {
             self.word_end.get(i - 1) as usize
         };
         &self.words[start..self.word_end.get(i) as usize]
-    }
-
-    /// The first word of `lo..hi` for which `pred` fails, `pred` being
-    /// true for a prefix of them (`hi` if it holds for all).
-    pub(crate) fn words_partition(
-        &self,
-        lo: usize,
-        hi: usize,
-        pred: impl Fn(&str) -> bool,
-    ) -> usize {
-        let (mut lo, mut hi) = (lo, hi);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if pred(self.word(mid)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
     }
 
     fn term(&self, i: usize) -> &str {
@@ -1353,7 +1366,7 @@ mod tests {
             want.sort_unstable_by(best_first);
             want.truncate(k);
             let mut dense = scores.clone();
-            let got = top_dense(&mut dense, &mut Vec::new(), k);
+            let got = top_dense(&mut dense, &mut Dense::default(), k);
             proptest::prop_assert_eq!(got, want);
             proptest::prop_assert!(dense.iter().all(|&s| s == 0.0));
         }

@@ -197,6 +197,54 @@ fn osa<'r>(
     (prev[n] <= max).then_some(prev[n])
 }
 
+/// What typo lookups derive from the vocabulary, on the first lookup (not
+/// at load: cold start does not pay for it).
+#[derive(Clone, Debug)]
+pub(crate) struct WordLookup {
+    /// Per word: [`letters`].
+    letters: Vec<u32>,
+    /// Per length (up to [`MAX_WORD`]) and first letter, the words that
+    /// have them: a range, since the vocabulary is sorted by length, then
+    /// text.
+    ranges: Vec<(u32, u32)>,
+}
+
+impl WordLookup {
+    fn new(d: &crate::index::IndexData) -> WordLookup {
+        let n = d.word_end.len();
+        let mut ranges = vec![(0u32, 0u32); (MAX_WORD + 1) * 26];
+        let mut letters_of = Vec::with_capacity(n);
+        for i in 0..n {
+            let w = d.word(i);
+            letters_of.push(letters(w));
+            if let Some(slot) = Self::slot(w.len(), w.as_bytes()[0]) {
+                let r = &mut ranges[slot];
+                if r.0 == r.1 {
+                    r.0 = i as u32;
+                }
+                r.1 = i as u32 + 1;
+            }
+        }
+        WordLookup {
+            letters: letters_of,
+            ranges,
+        }
+    }
+
+    fn slot(len: usize, first: u8) -> Option<usize> {
+        let letter = first.wrapping_sub(b'a') as usize;
+        (len <= MAX_WORD && letter < 26).then_some(len * 26 + letter)
+    }
+
+    /// The words of `len` letters that start with `first`.
+    fn words(&self, len: usize, first: u8) -> std::ops::Range<usize> {
+        Self::slot(len, first).map_or(0..0, |s| {
+            let (a, b) = self.ranges[s];
+            a as usize..b as usize
+        })
+    }
+}
+
 /// A typed word of at most 64 letters, ready to be compared with many
 /// words: for each byte value, the set of positions (bits) where the word
 /// has it. Hyyrö's bit-parallel algorithm then gives the same distance as
@@ -278,19 +326,14 @@ impl Index {
             return None;
         }
         let d = &self.data;
-        let n = d.word_end.len();
         let first = word.as_bytes()[0];
-        // The words within reach, by length (the vocabulary is sorted by
-        // length, then text). Within one typo, only words with the same
-        // first letter (another first letter counts two); within two, also
-        // the words one edit at the front away (another first letter, then
-        // nothing else changed), which are few enough to look up one by one.
-        let same_first = (word.len() - max..=word.len() + max).map(|len| {
-            let a = d.words_partition(0, n, |w| w.len() < len);
-            let b = d.words_partition(a, n, |w| w.len() <= len);
-            let a = d.words_partition(a, b, |w| w.as_bytes()[0] < first);
-            (a, d.words_partition(a, b, |w| w.as_bytes()[0] <= first))
-        });
+        let lookup = self.word_lookup.get_or_init(|| WordLookup::new(d));
+        // The words within reach, by length. Within one typo, only words
+        // with the same first letter (another first letter counts two);
+        // within two, also the words one edit at the front away (another
+        // first letter, then nothing else changed), which are few enough to
+        // look up one by one.
+        let same_first = (word.len() - max..=word.len() + max).map(|len| lookup.words(len, first));
         let mut front: Vec<usize> = Vec::new();
         if max == 2 {
             let w = word.as_bytes();
@@ -318,13 +361,11 @@ impl Index {
                 look(&cand);
             }
         }
-        let ranges = same_first.flat_map(|(a, b)| a..b).chain(front);
+        let ranges = same_first.flatten().chain(front);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let typed = Typed::new(word.as_bytes())?;
         let mask = letters(word);
-        let masks = self
-            .word_letters
-            .get_or_init(|| (0..d.word_end.len()).map(|i| letters(d.word(i))).collect());
+        let masks = &lookup.letters;
         for i in ranges {
             let m = masks[i];
             // Each typo changes at most two of the letters a word contains,
