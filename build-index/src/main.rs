@@ -364,12 +364,20 @@ fn write_answer(
         out.push(b'}');
     }
     out.extend_from_slice(b"],\"hits\":[");
-    for (i, h) in hits.iter().enumerate() {
+    // Every hit's text first, in one short loop: its reads (likely cache
+    // misses, far apart in the index) overlap instead of waiting in turn.
+    let texts: Vec<_> = hits
+        .iter()
+        .map(|h| {
+            let (heading, anchor) = index.section_heading_anchor(h.section);
+            let (id, route) = index.page_path_route(index.section_page(h.section));
+            (heading, anchor, id, route)
+        })
+        .collect();
+    for (i, (h, &(heading, anchor, id, route))) in hits.iter().zip(&texts).enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        let (heading, anchor) = index.section_heading_anchor(h.section);
-        let (id, route) = index.page_path_route(index.section_page(h.section));
         out.extend_from_slice(b"{\"heading\":");
         json_str(out, heading)?;
         out.extend_from_slice(b",\"id\":");

@@ -1009,17 +1009,28 @@ fn top_dense(scores: &mut [f32], dense: &mut Dense, k: usize) -> Vec<Hit> {
         blocks[reached] = b as u32;
         reached += usize::from(m > 0.0 && m >= floor);
     }
-    let mut found = Vec::new();
+    // Their sections at or above it, again without a branch per section:
+    // each is written, and kept by moving on.
+    let mut found = vec![
+        Hit {
+            section: 0,
+            score: 0.0
+        };
+        reached * BLOCK
+    ];
+    let mut kept = 0;
     for &b in &blocks[..reached] {
         let start = b as usize * BLOCK;
         let end = (start + BLOCK).min(scores.len());
         for (i, &score) in scores[start..end].iter().enumerate() {
-            if score > 0.0 && score >= floor {
-                let section = (start + i) as u32;
-                found.push(Hit { section, score });
-            }
+            found[kept] = Hit {
+                section: (start + i) as u32,
+                score,
+            };
+            kept += usize::from(score > 0.0 && score >= floor);
         }
     }
+    found.truncate(kept);
     scores.fill(0.0);
     found.sort_unstable_by(best_first);
     found.truncate(k);
@@ -1070,10 +1081,14 @@ fn block_maxima(scores: &[f32], maxima: &mut Vec<f32>) -> f32 {
         maxima.push(rest.iter().fold(0.0, |m, &x| max(m, x)));
     }
     let mut lanes = [0.0f32; 4];
-    for (i, &m) in maxima.iter().enumerate() {
-        lanes[i % 4] = max(lanes[i % 4], m);
+    let quads = maxima.chunks_exact(4);
+    let rest = quads.remainder().iter().fold(0.0, |m, &x| max(m, x));
+    for quad in quads {
+        for (l, &x) in lanes.iter_mut().zip(quad) {
+            *l = max(*l, x);
+        }
     }
-    max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3]))
+    max(max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3])), rest)
 }
 
 /// A score that `k` of the blocks' `maxima` reach (0 when fewer than `k`
