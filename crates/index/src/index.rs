@@ -645,7 +645,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
 
 /// An open-addressing table of `n` keys (slot: key index + 1, 0 empty),
 /// at most half full.
-fn hash_table<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
+pub(crate) fn hash_table<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
     let mut table = vec![0u32; (2 * n).next_power_of_two().max(2)];
     let mask = table.len() - 1;
     for i in 0..n {
@@ -656,6 +656,25 @@ fn hash_table<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u32> {
         table[at] = i as u32 + 1;
     }
     table
+}
+
+/// Every key equal to `want` in a [`hash_table`] (equal keys sit in one
+/// run of slots).
+pub(crate) fn lookup_all<'a>(
+    table: &[u32],
+    want: &[u8],
+    key: impl Fn(usize) -> &'a [u8],
+    mut found: impl FnMut(usize),
+) {
+    let mask = table.len() - 1;
+    let mut at = fnv1a64(want, 0) as usize & mask;
+    while table[at] != 0 {
+        let i = table[at] as usize - 1;
+        if key(i) == want {
+            found(i);
+        }
+        at = (at + 1) & mask;
+    }
 }
 
 /// The index of `want` in a [`hash_table`].

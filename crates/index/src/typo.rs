@@ -112,23 +112,50 @@ impl WordSet {
     }
 }
 
-/// The set of letters of a lower-case ASCII word, as bits 0–25, and its
-/// first letter in bits 27–31.
-pub(crate) fn letters(w: &str) -> u32 {
-    let set = w
-        .bytes()
-        .fold(0u32, |m, b| m | 1 << (b.wrapping_sub(b'a') % 26));
+/// A summary of a lower-case ASCII word that refuses most words more than
+/// a few typos away without comparing them: for each letter, whether the
+/// word has it once or more (bit 2l) and twice or more (bit 2l + 1); the
+/// first letter in [`FIRST_SHIFT`]..; the length (up to 31) in
+/// [`LEN_SHIFT`]...
+pub(crate) fn letters(w: &str) -> u64 {
+    let mut counts = [0u8; 26];
+    for b in w.bytes() {
+        let l = usize::from(b.wrapping_sub(b'a') % 26);
+        counts[l] = counts[l].saturating_add(1);
+    }
+    let set = counts.iter().enumerate().fold(0u64, |m, (l, &c)| {
+        m | u64::from(c >= 1) << (2 * l) | u64::from(c >= 2) << (2 * l + 1)
+    });
     let first = w
         .bytes()
         .next()
-        .map_or(0, |b| u32::from(b.wrapping_sub(b'a') % 26));
-    set | first << FIRST_SHIFT
+        .map_or(0, |b| u64::from(b.wrapping_sub(b'a') % 26));
+    set | first << FIRST_SHIFT | (w.len().min(31) as u64) << LEN_SHIFT
+}
+
+/// Whether `a` and `b` ([`letters`]) may be within `max` typos. Each
+/// inserted or deleted letter changes one letter's count by one, which
+/// flips at most one of the count bits; a substitution changes two counts
+/// (two bits), a swap none. So `d` edits of which `Δ` (the length
+/// difference, at least) are insertions or deletions flip at most
+/// `2d − Δ` bits; and another first letter is itself a typo.
+fn may_be_within(a: u64, b: u64, max: usize) -> bool {
+    let x = a ^ b;
+    let allowed = if (x >> FIRST_SHIFT) & 31 == 0 {
+        max
+    } else {
+        max - 1
+    };
+    let lengths = ((a >> LEN_SHIFT) & 31).abs_diff((b >> LEN_SHIFT) & 31) as usize;
+    lengths <= allowed && (x & COUNT_BITS).count_ones() as usize <= 2 * allowed - lengths
 }
 
 /// Where [`letters`] keeps the first letter.
-const FIRST_SHIFT: u32 = 27;
-/// The letter-set bits of [`letters`].
-const SET_BITS: u32 = (1 << 26) - 1;
+const FIRST_SHIFT: u32 = 52;
+/// Where [`letters`] keeps the length.
+const LEN_SHIFT: u32 = 57;
+/// The letter-count bits of [`letters`].
+const COUNT_BITS: u64 = (1 << 52) - 1;
 
 /// Typos between two ASCII words: their optimal string alignment distance,
 /// plus one when the first letters differ; `None` once certain to exceed
@@ -202,11 +229,15 @@ fn osa<'r>(
 #[derive(Clone, Debug)]
 pub(crate) struct WordLookup {
     /// Per word: [`letters`].
-    letters: Vec<u32>,
+    letters: Vec<u64>,
     /// Per length (up to [`MAX_WORD`]) and first letter, the words that
     /// have them: a range, since the vocabulary is sorted by length, then
     /// text.
     ranges: Vec<(u32, u32)>,
+    /// The words by their letters after the first ([`crate::index::hash_table`]):
+    /// the words one edit at the front away from a typed word, whatever
+    /// their first letter, in one lookup.
+    by_rest: Vec<u32>,
 }
 
 impl WordLookup {
@@ -228,6 +259,7 @@ impl WordLookup {
         WordLookup {
             letters: letters_of,
             ranges,
+            by_rest: crate::index::hash_table(n, |i| &d.word(i).as_bytes()[1..]),
         }
     }
 
@@ -338,27 +370,23 @@ impl Index {
         if max == 2 {
             let w = word.as_bytes();
             // Same first letter: already among `same_first`.
-            let mut look = |cand: &[u8]| {
-                if cand[0] == first {
-                    return;
-                }
-                if let Some(i) = self.word_index(cand) {
+            let mut add = |i: usize| {
+                if d.word(i).as_bytes()[0] != first {
                     front.push(i);
                 }
             };
-            look(&w[1..]);
+            // The first letter left out, or swapped with the second.
             let mut swapped = w.to_vec();
             swapped.swap(0, 1);
-            look(&swapped);
-            let mut cand = Vec::with_capacity(w.len() + 1);
-            for c in b'a'..=b'z' {
-                cand.clear();
-                cand.push(c);
-                cand.extend_from_slice(&w[1..]);
-                look(&cand);
-                cand.truncate(1);
-                cand.extend_from_slice(w);
-                look(&cand);
+            for cand in [&w[1..], &swapped[..]] {
+                if let Some(i) = self.word_index(cand) {
+                    add(i);
+                }
+            }
+            // Another first letter, or one more in front.
+            for rest in [&w[1..], w] {
+                let rest_of = |i: usize| &d.word(i).as_bytes()[1..];
+                crate::index::lookup_all(&lookup.by_rest, rest, rest_of, &mut add);
             }
         }
         let ranges = same_first.flatten().chain(front);
@@ -367,16 +395,7 @@ impl Index {
         let mask = letters(word);
         let masks = &lookup.letters;
         for i in ranges {
-            let m = masks[i];
-            // Each typo changes at most two of the letters a word contains,
-            // and another first letter is itself a typo (two, by the rules
-            // above): one comparison refuses nearly every word.
-            let allowed = if (m ^ mask) >> FIRST_SHIFT == 0 {
-                max
-            } else {
-                max - 1
-            };
-            if ((m ^ mask) & SET_BITS).count_ones() as usize > 2 * allowed {
+            if !may_be_within(masks[i], mask, max) {
                 continue;
             }
             let w = d.word(i);
@@ -516,6 +535,37 @@ mod tests {
                 typed.typos(b.as_bytes(), max),
                 typos(a.as_bytes(), b.as_bytes(), max)
             );
+        }
+
+        /// The summary never refuses a word within reach: `b` is `a` after
+        /// up to two random edits (insert, delete, substitute, swap), and
+        /// also any random word.
+        #[test]
+        fn the_letter_summary_keeps_every_word_within_reach(
+            a in "[a-e]{1,14}",
+            edits in proptest::collection::vec((0u8..4, 0usize..16, b'a'..b'f'), 0..3),
+            other in "[a-e]{1,14}",
+            max in 1usize..3,
+        ) {
+            let mut b = a.clone().into_bytes();
+            for (op, at, c) in edits {
+                let at = at % (b.len() + 1);
+                match op {
+                    0 => b.insert(at, c),
+                    1 if at < b.len() && b.len() > 1 => {
+                        b.remove(at);
+                    }
+                    2 if at < b.len() => b[at] = c,
+                    3 if at + 1 < b.len() => b.swap(at, at + 1),
+                    _ => {}
+                }
+            }
+            let b = String::from_utf8(b).unwrap();
+            for b in [&b, &other] {
+                if typos(a.as_bytes(), b.as_bytes(), max).is_some() {
+                    proptest::prop_assert!(may_be_within(letters(&a), letters(b), max), "{a} {b}");
+                }
+            }
         }
     }
 
