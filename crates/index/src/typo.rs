@@ -139,15 +139,14 @@ pub(crate) fn letters(w: &str) -> u64 {
 /// (two bits), a swap none. So `d` edits of which `Δ` (the length
 /// difference, at least) are insertions or deletions flip at most
 /// `2d − Δ` bits; and another first letter is itself a typo.
+#[inline(always)]
 fn may_be_within(a: u64, b: u64, max: usize) -> bool {
     let x = a ^ b;
-    let allowed = if (x >> FIRST_SHIFT) & 31 == 0 {
-        max
-    } else {
-        max - 1
-    };
+    let allowed = max - usize::from((x >> FIRST_SHIFT) & 31 != 0);
     let lengths = ((a >> LEN_SHIFT) & 31).abs_diff((b >> LEN_SHIFT) & 31) as usize;
-    lengths <= allowed && (x & COUNT_BITS).count_ones() as usize <= 2 * allowed - lengths
+    let flipped = (x & COUNT_BITS).count_ones() as usize;
+    // No branch: the typo search runs this over whole ranges of words.
+    (lengths <= allowed) & (flipped + lengths <= 2 * allowed)
 }
 
 /// Where [`letters`] keeps the first letter.
@@ -389,15 +388,28 @@ impl Index {
                 crate::index::lookup_all(&lookup.by_rest, rest, rest_of, &mut add);
             }
         }
-        let ranges = same_first.flatten().chain(front);
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
         let typed = Typed::new(word.as_bytes())?;
         let mask = letters(word);
         let masks = &lookup.letters;
-        for i in ranges {
-            if !may_be_within(masks[i], mask, max) {
-                continue;
+        // The words the summary cannot refuse, a range at a time without a
+        // branch per word: each is written, and kept by moving on.
+        let mut near: Vec<usize> = Vec::new();
+        for range in same_first {
+            let mut kept = near.len();
+            near.resize(kept + range.len(), 0);
+            for (i, &m) in range.clone().zip(&masks[range]) {
+                near[kept] = i;
+                kept += usize::from(may_be_within(m, mask, max));
             }
+            near.truncate(kept);
+        }
+        near.extend(
+            front
+                .into_iter()
+                .filter(|&i| may_be_within(masks[i], mask, max)),
+        );
+        for i in near {
             let w = d.word(i);
             let Some(d) = typed.typos(w.as_bytes(), max) else {
                 continue;
