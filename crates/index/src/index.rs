@@ -1111,7 +1111,7 @@ fn block_maxima(scores: &[f32], maxima: &mut Vec<f32>) -> f32 {
 }
 
 /// A score that `k` of the blocks' `maxima` reach (0 when fewer than `k`
-/// blocks have a score), within 1/256 of `top` (the largest) below the
+/// blocks have a score), within 1/64 of `top` (the largest) below the
 /// `k`-th largest maximum: bisection on counts, each a vectorised pass.
 fn floor_of(maxima: &[f32], top: f32, k: usize) -> f32 {
     let reach = |t: f32| maxima.iter().map(|&m| u32::from(m >= t)).sum::<u32>() as usize;
@@ -1120,7 +1120,7 @@ fn floor_of(maxima: &[f32], top: f32, k: usize) -> f32 {
     }
     // `reach(lo) >= k` throughout.
     let (mut lo, mut hi) = (0.0f32, top);
-    for _ in 0..8 {
+    for _ in 0..6 {
         let mid = lo + (hi - lo) / 2.0;
         if reach(mid) >= k {
             lo = mid;
