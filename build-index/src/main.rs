@@ -345,9 +345,10 @@ struct QueryLine<'a> {
 /// [{"from","to"}…],"hits":[{"heading","id","score","url"}…],"query_id"}`
 /// (keys in sorted order), as `serde_json` would, by hand: this is the
 /// per-query output path that the throughput benchmark measures.
-fn write_answer(
+fn write_answer<'i>(
     out: &mut Vec<u8>,
-    index: &Index,
+    texts: &mut Vec<(&'i str, &'i str, &'i str, &'i str)>,
+    index: &'i Index,
     corrections: &[ask_index::typo::Correction],
     hits: &[ask_index::Hit],
     query_id: &serde_json::value::RawValue,
@@ -366,15 +367,13 @@ fn write_answer(
     out.extend_from_slice(b"],\"hits\":[");
     // Every hit's text first, in one short loop: its reads (likely cache
     // misses, far apart in the index) overlap instead of waiting in turn.
-    let texts: Vec<_> = hits
-        .iter()
-        .map(|h| {
-            let (heading, anchor) = index.section_heading_anchor(h.section);
-            let (id, route) = index.page_path_route(index.section_page(h.section));
-            (heading, anchor, id, route)
-        })
-        .collect();
-    for (i, (h, &(heading, anchor, id, route))) in hits.iter().zip(&texts).enumerate() {
+    texts.clear();
+    texts.extend(hits.iter().map(|h| {
+        let (heading, anchor) = index.section_heading_anchor(h.section);
+        let (id, route) = index.page_path_route(index.section_page(h.section));
+        (heading, anchor, id, route)
+    }));
+    for (i, (h, &(heading, anchor, id, route))) in hits.iter().zip(texts.iter()).enumerate() {
         if i > 0 {
             out.push(b',');
         }
@@ -444,6 +443,7 @@ fn search(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut line_out = Vec::new();
+    let mut texts = Vec::new();
     let mut times = Vec::new();
     let mut line = String::new();
     for n in 1.. {
@@ -477,7 +477,14 @@ fn search(
         };
         times.push(t.elapsed());
         line_out.clear();
-        write_answer(&mut line_out, &index, &searched.corrections, &hits, id)?;
+        write_answer(
+            &mut line_out,
+            &mut texts,
+            &index,
+            &searched.corrections,
+            &hits,
+            id,
+        )?;
         out.write_all(&line_out)?;
     }
     out.flush()?;

@@ -61,7 +61,7 @@ pub fn query_terms(analyzer: &Analyzer, query: &str, prev: &[String]) -> Vec<(St
 /// The question's own terms (weight 1.0) with those of the earlier
 /// questions `prev` added (see [`query_terms`]).
 fn with_context(analyzer: &Analyzer, question: Vec<String>, prev: &[String]) -> Vec<(String, f32)> {
-    let mut terms: Vec<(String, f32)> = Vec::new();
+    let mut terms: Vec<(String, f32)> = Vec::with_capacity(question.len());
     let mut add = |t: String, w: f32| match terms.iter_mut().find(|(x, _)| *x == t) {
         Some((_, old)) => *old = old.max(w),
         None => terms.push((t, w)),
@@ -205,7 +205,7 @@ pub fn retrieve_terms(
     if reweighed {
         candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
     }
-    let mut per_page: Vec<(u32, usize)> = Vec::new();
+    let mut per_page: Vec<(u32, usize)> = Vec::with_capacity(k.min(candidates.len()));
     let mut out = Vec::with_capacity(k);
     for h in candidates {
         if out.len() == k {
