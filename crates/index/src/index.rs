@@ -1286,7 +1286,7 @@ impl IndexData {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample_pages() -> Vec<PageInput> {

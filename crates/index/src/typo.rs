@@ -247,7 +247,9 @@ impl WordLookup {
         for i in 0..n {
             let w = d.word(i);
             letters_of.push(letters(w));
-            if let Some(slot) = Self::slot(w.len(), w.as_bytes()[0]) {
+            // Words are never empty, but a decoded index is not trusted.
+            let first = w.as_bytes().first().copied().unwrap_or(0);
+            if let Some(slot) = Self::slot(w.len(), first) {
                 let r = &mut ranges[slot];
                 if r.0 == r.1 {
                     r.0 = i as u32;
@@ -258,7 +260,7 @@ impl WordLookup {
         WordLookup {
             letters: letters_of,
             ranges,
-            by_rest: crate::index::hash_table(n, |i| &d.word(i).as_bytes()[1..]),
+            by_rest: crate::index::hash_table(n, |i| rest_of(d.word(i))),
         }
     }
 
@@ -274,6 +276,11 @@ impl WordLookup {
             a as usize..b as usize
         })
     }
+}
+
+/// A word's letters after the first (none for an empty word).
+fn rest_of(w: &str) -> &[u8] {
+    w.as_bytes().get(1..).unwrap_or_default()
 }
 
 /// A typed word of at most 64 letters, ready to be compared with many
@@ -370,7 +377,7 @@ impl Index {
             let w = word.as_bytes();
             // Same first letter: already among `same_first`.
             let mut add = |i: usize| {
-                if d.word(i).as_bytes()[0] != first {
+                if d.word(i).as_bytes().first() != Some(&first) {
                     front.push(i);
                 }
             };
@@ -384,8 +391,8 @@ impl Index {
             }
             // Another first letter, or one more in front.
             for rest in [&w[1..], w] {
-                let rest_of = |i: usize| &d.word(i).as_bytes()[1..];
-                crate::index::lookup_all(&lookup.by_rest, rest, rest_of, &mut add);
+                let key = |i: usize| rest_of(d.word(i));
+                crate::index::lookup_all(&lookup.by_rest, rest, key, &mut add);
             }
         }
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
@@ -578,6 +585,24 @@ mod tests {
                     proptest::prop_assert!(may_be_within(letters(&a), letters(b), max), "{a} {b}");
                 }
             }
+        }
+    }
+
+    /// Words are never empty, but a decoded index is not trusted: an
+    /// empty word in the vocabulary must not panic a lookup.
+    #[test]
+    fn an_empty_word_in_the_vocabulary_does_not_panic() {
+        use crate::index::tests::{opts, sample_pages};
+        let a = Analyzer::new();
+        let mut idx = crate::build(&sample_pages(), &opts(), &a).unwrap();
+        let first_end = idx.data.word_end.get(0);
+        let mut ends: Vec<u32> = vec![0];
+        ends.extend(idx.data.word_end.iter());
+        idx.data.word_end = ends.into_iter().collect();
+        idx.data.validate(&idx.meta).unwrap();
+        assert!(first_end > 0);
+        for typed in ["buckte", "requestss", "tokenbuckte"] {
+            let _ = idx.closest_word(&a, typed);
         }
     }
 
