@@ -38,11 +38,28 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn tmp(name: &str) -> PathBuf {
+/// A fresh directory for one test's files, removed when the test ends
+/// (they run to tens of MB: aws-amplify's index three times over).
+fn tmp(name: &str) -> TmpDir {
     let d = std::env::temp_dir().join(format!("build-index-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TmpDir(d)
+}
+
+struct TmpDir(PathBuf);
+
+impl std::ops::Deref for TmpDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -766,7 +783,8 @@ fn the_index_is_the_same_bytes_whatever_the_thread_count() {
 
 #[test]
 fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
-    let out = tmp("compat").join("i.idx");
+    let dir = tmp("compat");
+    let out = dir.join("i.idx");
     run(bin()
         .env("SOURCE_DATE_EPOCH", "1767225600")
         .arg("--corpus")
