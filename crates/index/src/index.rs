@@ -1017,6 +1017,10 @@ const BLOCK: usize = 16;
 /// reach, and no section below it is in the top k. Only the sections at
 /// or above it are sorted.
 fn top_dense(scores: &mut [f32], dense: &mut Dense, k: usize) -> Vec<Hit> {
+    if k == 0 {
+        scores.fill(0.0);
+        return Vec::new();
+    }
     let Dense { maxima, blocks } = dense;
     let top = block_maxima(scores, maxima);
     let floor = floor_of(maxima, top, k);
@@ -1051,6 +1055,12 @@ fn top_dense(scores: &mut [f32], dense: &mut Dense, k: usize) -> Vec<Hit> {
     }
     found.truncate(kept);
     scores.fill(0.0);
+    if found.len() > 4 * k {
+        // Nearly equal scores can leave many at the floor: the k best in
+        // linear time, then only they are sorted.
+        found.select_nth_unstable_by(k - 1, best_first);
+        found.truncate(k);
+    }
     found.sort_unstable_by(best_first);
     found.truncate(k);
     found
@@ -1065,13 +1075,10 @@ struct Dense {
     blocks: Vec<u32>,
 }
 
-/// Sort order of hits: [`ranks_before`].
+/// Sort order of hits, [`ranks_before`]'s for the positive scores ranked,
+/// as a total order (a hit is equal to itself).
 fn best_first(a: &Hit, b: &Hit) -> std::cmp::Ordering {
-    if ranks_before(a, b) {
-        std::cmp::Ordering::Less
-    } else {
-        std::cmp::Ordering::Greater
-    }
+    b.score.total_cmp(&a.score).then(a.section.cmp(&b.section))
 }
 
 /// The larger of two scores (no NaN among them): one `maxps` lane.
@@ -1389,7 +1396,7 @@ pub(crate) mod tests {
                 ],
                 0..200,
             ),
-            k in 1usize..60,
+            k in 0usize..60,
         ) {
             let mut want: Vec<Hit> = scores
                 .iter()
