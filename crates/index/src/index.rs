@@ -658,36 +658,32 @@ pub(crate) fn hash_table<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u
     table
 }
 
-/// Every key equal to `want` in a [`hash_table`] (equal keys sit in one
-/// run of slots).
+/// The keys in `want`'s run of slots in a [`hash_table`], in probe order
+/// (equal keys sit in one run).
+fn probe<'t>(table: &'t [u32], want: &[u8]) -> impl Iterator<Item = usize> + 't {
+    let mask = table.len() - 1;
+    let start = fnv1a64(want, 0) as usize & mask;
+    (0..table.len())
+        .map(move |n| table[(start + n) & mask])
+        .take_while(|&slot| slot != 0)
+        .map(|slot| slot as usize - 1)
+}
+
+/// Every key equal to `want` in a [`hash_table`].
 pub(crate) fn lookup_all<'a>(
     table: &[u32],
     want: &[u8],
     key: impl Fn(usize) -> &'a [u8],
-    mut found: impl FnMut(usize),
+    found: impl FnMut(usize),
 ) {
-    let mask = table.len() - 1;
-    let mut at = fnv1a64(want, 0) as usize & mask;
-    while table[at] != 0 {
-        let i = table[at] as usize - 1;
-        if key(i) == want {
-            found(i);
-        }
-        at = (at + 1) & mask;
-    }
+    probe(table, want)
+        .filter(|&i| key(i) == want)
+        .for_each(found);
 }
 
 /// The index of `want` in a [`hash_table`].
 fn lookup<'a>(table: &[u32], want: &[u8], key: impl Fn(usize) -> &'a [u8]) -> Option<usize> {
-    let mask = table.len() - 1;
-    let mut at = fnv1a64(want, 0) as usize & mask;
-    loop {
-        match table[at] {
-            0 => return None,
-            i if key(i as usize - 1) == want => return Some(i as usize - 1),
-            _ => at = (at + 1) & mask,
-        }
-    }
+    probe(table, want).find(|&i| key(i) == want)
 }
 
 /// FNV-1a 64: small, stable across Rust versions, good enough for ids.
@@ -994,9 +990,9 @@ impl Ord for Worst {
     }
 }
 
-/// Best first: higher score, then lower section id.
+/// Whether `a` ranks before `b` ([`best_first`]).
 fn ranks_before(a: &Hit, b: &Hit) -> bool {
-    a.score > b.score || (a.score == b.score && a.section < b.section)
+    best_first(a, b).is_lt()
 }
 
 /// Per-thread buffers reused across queries: a dense score accumulator
@@ -1075,8 +1071,8 @@ struct Dense {
     blocks: Vec<u32>,
 }
 
-/// Sort order of hits, [`ranks_before`]'s for the positive scores ranked,
-/// as a total order (a hit is equal to itself).
+/// Sort order of hits, best first: higher score, then lower section id (a
+/// total order: a hit is equal to itself; the scores ranked are positive).
 fn best_first(a: &Hit, b: &Hit) -> std::cmp::Ordering {
     b.score.total_cmp(&a.score).then(a.section.cmp(&b.section))
 }

@@ -160,9 +160,20 @@ const COUNT_BITS: u64 = (1 << 52) - 1;
 /// plus one when the first letters differ; `None` once certain to exceed
 /// `max`.
 pub fn typos(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
+    with_first_letter(a, b, max, |max| distance(a, b, max))
+}
+
+/// `distance` within `max`, plus one typo when the first letters of `a`
+/// and `b` differ (then within `max - 1`).
+fn with_first_letter(
+    a: &[u8],
+    b: &[u8],
+    max: usize,
+    distance: impl FnOnce(usize) -> Option<usize>,
+) -> Option<usize> {
     match (a.first(), b.first()) {
-        (Some(x), Some(y)) if x != y => distance(a, b, max.checked_sub(1)?).map(|d| d + 1),
-        _ => distance(a, b, max),
+        (Some(x), Some(y)) if x != y => distance(max.checked_sub(1)?).map(|d| d + 1),
+        _ => distance(max),
     }
 }
 
@@ -308,11 +319,7 @@ impl<'w> Typed<'w> {
 
     /// [`typos`] between the typed word and `other`.
     pub fn typos(&self, other: &[u8], max: usize) -> Option<usize> {
-        let d = match (self.word.first(), other.first()) {
-            (Some(x), Some(y)) if x != y => self.distance(other, max.checked_sub(1)?)? + 1,
-            _ => self.distance(other, max)?,
-        };
-        (d <= max).then_some(d)
+        with_first_letter(self.word, other, max, |max| self.distance(other, max))
     }
 
     /// [`distance`] between the typed word and `other`.
