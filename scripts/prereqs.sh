@@ -2,7 +2,8 @@
 # Installs what the tests and the local endpoint need, idempotently, into
 # $ASK_TOOLS (default ~/.cache/nlweb-ask/tools): moto's S3 server,
 # cargo-lambda, the SAM CLI and cfn-lint, from PyPI, at the exact versions of
-# scripts/requirements-tools.txt. Source it to get them on PATH.
+# scripts/requirements-tools.txt; the pinned Rust toolchain; cargo-deny and
+# Debian's Chromium for the tests. Source it to get them on PATH.
 set -euo pipefail
 ASK_TOOLS="${ASK_TOOLS:-$HOME/.cache/nlweb-ask/tools}"
 requirements="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements-tools.txt"
@@ -21,20 +22,29 @@ fi
 export PATH="$ASK_TOOLS/bin:$PATH"
 export MOTO_SERVER="$ASK_TOOLS/bin/moto_server"
 
-# The Rust toolchain of rust-toolchain.toml: these machines cannot download
-# one, so the machine's stable must be that version; it is linked under the
-# pinned name so that rustup resolves the file without fetching.
+# The Rust toolchain of rust-toolchain.toml. When it is missing, rustup
+# installs it; only when that cannot work (no network) is the machine's
+# stable linked under the pinned name, and only if it is that very version.
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rust_want="$(sed -n 's/^channel = "\(.*\)"/\1/p' "$repo_root/rust-toolchain.toml")"
 if ! rustup toolchain list | grep -q "^$rust_want-"; then
-  rust_have="$(RUSTUP_TOOLCHAIN=stable rustc --version | cut -d' ' -f2)"
-  if [ "$rust_have" != "$rust_want" ]; then
-    echo "prereqs: rust-toolchain.toml pins Rust $rust_want; this machine's stable is $rust_have" >&2
-    exit 1
+  if ! rustup toolchain install "$rust_want" --profile minimal -c rustfmt -c clippy >&2; then
+    rust_have="$(RUSTUP_TOOLCHAIN=stable rustc --version | cut -d' ' -f2)"
+    if [ "$rust_have" != "$rust_want" ]; then
+      echo "prereqs: rust-toolchain.toml pins Rust $rust_want; rustup could not install it and this machine's stable is $rust_have" >&2
+      exit 1
+    fi
+    echo "prereqs: rustup could not install Rust $rust_want; using this machine's stable, the same version" >&2
+    rust_host="$(RUSTUP_TOOLCHAIN=stable rustc -vV | sed -n 's/^host: //p')"
+    ln -sfn "$(RUSTUP_TOOLCHAIN=stable rustc --print sysroot)" \
+      "${RUSTUP_HOME:-$HOME/.rustup}/toolchains/$rust_want-$rust_host"
   fi
-  rust_host="$(RUSTUP_TOOLCHAIN=stable rustc -vV | sed -n 's/^host: //p')"
-  ln -sfn "$(RUSTUP_TOOLCHAIN=stable rustc --print sysroot)" \
-    "${RUSTUP_HOME:-$HOME/.rustup}/toolchains/$rust_want-$rust_host"
+fi
+
+# What only the tests need (cargo-deny, the browser) is skipped for a
+# deployment (ASK_PREREQS=deploy, as scripts/deploy.sh's CI example sets).
+if [ "${ASK_PREREQS:-test}" = deploy ]; then
+  return 0 2>/dev/null || exit 0
 fi
 
 # Cargo tools, at exact versions, built from crates.io once per machine.
@@ -46,15 +56,23 @@ if [ "$("$ASK_CARGO_TOOLS/bin/cargo-deny" --version 2>/dev/null)" != "cargo-deny
 fi
 export PATH="$ASK_CARGO_TOOLS/bin:$PATH"
 
-# Debian's Chromium, at an exact version, for the widget's browser test
-# (tests/e2e.rs drives it headless over the DevTools protocol). To move to a
-# newer build, change the version here (apt-cache policy chromium).
-CHROMIUM_VERSION=148.0.7778.167-1~deb12u1
-if ! dpkg-query -W -f='${Version}' chromium 2>/dev/null | grep -qxF "$CHROMIUM_VERSION"; then
+# Debian's Chromium for the widget's browser test (tests/e2e.rs drives it
+# headless over the DevTools protocol). Debian's security archive keeps only
+# the build it last patched, so an exact version stops installing as soon as
+# Debian ships a fix: the archive's current build is installed, and it must be
+# at least CHROMIUM_MIN (the oldest build the tests have passed with).
+CHROMIUM_MIN=147
+chromium_major() { dpkg-query -W -f='${Version}' chromium 2>/dev/null | cut -d. -f1; }
+if [ "$(chromium_major)" = "" ] || [ "$(chromium_major)" -lt "$CHROMIUM_MIN" ]; then
   as_root=()
   [ "$(id -u)" = 0 ] || as_root=(sudo)
-  apt_install=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q
-    --no-install-recommends "chromium=$CHROMIUM_VERSION")
-  "${apt_install[@]}" >/dev/null || { "${as_root[@]}" apt-get update -q >/dev/null && "${apt_install[@]}" >/dev/null; }
+  "${as_root[@]}" apt-get update -q >/dev/null
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends chromium >/dev/null
 fi
+if [ "$(chromium_major)" = "" ] || [ "$(chromium_major)" -lt "$CHROMIUM_MIN" ]; then
+  echo "prereqs: Debian's chromium $(dpkg-query -W -f='${Version}' chromium 2>/dev/null) is older than $CHROMIUM_MIN" >&2
+  exit 1
+fi
+echo "prereqs: chromium $(dpkg-query -W -f='${Version}' chromium)" >&2
 export CHROMIUM=/usr/bin/chromium

@@ -8,6 +8,22 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
 # shellcheck source=scripts/prereqs.sh
 source scripts/prereqs.sh
+# The shared corpora (real docs no one here wrote, tests/corpora.tsv) live
+# outside the repository: $ASK_CORPORA, else ../shared/corpora. Without them
+# the tests that read them are skipped, said here once and by each test;
+# with ASK_REQUIRE_CORPORA set (.ci/run sets it) their absence fails.
+corpora="${ASK_CORPORA:-$(pwd)/../shared/corpora}"
+missing=()
+while IFS=$'\t' read -r name upstream commit _; do
+  [ -d "$corpora/$name" ] || missing+=("$name ($upstream at $commit)")
+done < <(grep -v '^#' tests/corpora.tsv)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ -n "${ASK_REQUIRE_CORPORA:-}" ] && [ "${ASK_REQUIRE_CORPORA}" != 0 ]; then
+    echo "test.sh: shared corpora missing under $corpora and ASK_REQUIRE_CORPORA is set: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "test.sh: SKIPPING every test that reads a shared corpus: not found under $corpora (set ASK_CORPORA): $(printf '%s; ' "${missing[@]}")" >&2
+fi
 cargo test --release --workspace --locked
 sam_env=(env AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=test
   AWS_SECRET_ACCESS_KEY=test SAM_CLI_TELEMETRY=0)

@@ -47,6 +47,15 @@ impl Mode {
             _ => None,
         }
     }
+
+    /// The setting's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Optional => "optional",
+            Mode::Required => "required",
+        }
+    }
 }
 
 /// Who is asking.

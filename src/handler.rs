@@ -18,8 +18,11 @@ use crate::answer;
 use crate::config::Config;
 use crate::mcp;
 use crate::protocol::Failure;
-use crate::protocol::response::{Document, Echo, NotFound, Site, SitesDocument};
-use crate::protocol::{self, AskRequest, FailureDocument, RawRequest, wire};
+use crate::protocol::response::{
+    ConfigDocument, Document, Echo, NotFound, ResourceType, ResponseFormat, Site, SitesDocument,
+    WebSiteType, WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
+};
+use crate::protocol::{self, AskRequest, FailureDocument, Mode, RawRequest, wire};
 use crate::rate_limit::{ClientKey, RateLimiter};
 
 /// Everything built once per cold start and shared by all requests.
@@ -154,6 +157,7 @@ impl State {
         let mut echo = Echo {
             index_build_id: self.index.meta.build_id.clone(),
             index_built_at: self.index.meta.built_at.clone(),
+            rate_limit_per_minute: Some(self.config.rate_limit_per_minute),
             ..Echo::default()
         };
         if let Some(r) = req {
@@ -289,6 +293,8 @@ enum Route {
     OpenApi,
     LlmsTxt,
     Sites,
+    Config,
+    Who,
     ResourceMetadata,
     Widget,
 }
@@ -307,6 +313,8 @@ impl Route {
             "/openapi.json" => Some(Route::OpenApi),
             "/llms.txt" => Some(Route::LlmsTxt),
             "/sites" => Some(Route::Sites),
+            "/config" => Some(Route::Config),
+            "/who" => Some(Route::Who),
             RESOURCE_METADATA_PATH => Some(Route::ResourceMetadata),
             "/ask/widget.js" => Some(Route::Widget),
             _ => None,
@@ -320,6 +328,8 @@ impl Route {
             Route::OpenApi => "/openapi.json",
             Route::LlmsTxt => "/llms.txt",
             Route::Sites => "/sites",
+            Route::Config => "/config",
+            Route::Who => "/who",
             Route::ResourceMetadata => RESOURCE_METADATA_PATH,
             Route::Widget => "/ask/widget.js",
         }
@@ -333,6 +343,8 @@ impl Route {
             Route::OpenApi
             | Route::LlmsTxt
             | Route::Sites
+            | Route::Config
+            | Route::Who
             | Route::ResourceMetadata
             | Route::Widget => "GET, OPTIONS",
         }
@@ -457,11 +469,11 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     );
 }
 
-/// Who is calling a protected route (`/ask`, `/mcp`), or the failure that
-/// refuses them.
+/// Who is calling a protected route (`/ask`, `/mcp`, `/who`, `/config`),
+/// or the failure that refuses them.
 fn caller(state: &State, req: &Request, route: Route) -> Result<crate::auth::Caller, Failure> {
     use crate::auth::{Caller, Denied};
-    if !matches!(route, Route::Ask | Route::Mcp) {
+    if !matches!(route, Route::Ask | Route::Mcp | Route::Who | Route::Config) {
         return Ok(Caller::Anonymous);
     }
     let header = req.headers().get("authorization").map(|v| v.as_bytes());
@@ -588,6 +600,8 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
                 )))
                 .expect("valid response"),
             Route::Sites => json_response(200, &state.sites()),
+            Route::Config => json_response(200, &config_document(state, req)),
+            Route::Who => who_request(state, req),
             Route::ResourceMetadata => json_response(200, &resource_metadata(state, req)),
             // Answered before the limiter (see route).
             Route::Widget => not_found(),
@@ -839,4 +853,134 @@ fn answer_request(
             .expect("header"),
     );
     resp
+}
+
+/// `GET /config`: the public settings (see [`ConfigDocument`]).
+fn config_document(state: &State, req: &Request) -> ConfigDocument {
+    use crate::protocol::response::{ConfigAuth, ConfigEndpoints, ConfigLimits, ConfigRateLimit};
+    let c = &state.config;
+    let api = api_base_url(req);
+    let at = |path: &str| format!("{api}{path}");
+    let auth = state.auth.mode();
+    let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    ConfigDocument {
+        nlweb_gateway: api
+            .split_once("://")
+            .map_or(api.as_str(), |(_, rest)| rest)
+            .to_string(),
+        protocol_version: protocol::response::Version::V055,
+        site: c.site.clone(),
+        modes: vec![Mode::List, Mode::Summarize, Mode::Generate],
+        default_mode: c.default_mode,
+        response_formats: vec![
+            ResponseFormat::ConversationalSearch,
+            ResponseFormat::ChatgptApp,
+        ],
+        default_streaming: c.default_streaming,
+        limits: ConfigLimits {
+            max_query_chars: small(c.max_query_chars),
+            max_body_bytes: small(c.max_body_bytes),
+            max_prev: small(c.max_prev),
+            default_results: small(c.top_k),
+            max_results: small(protocol::request::MAX_RESULTS),
+        },
+        rate_limit: ConfigRateLimit {
+            per_minute: c.rate_limit_per_minute,
+            per_minute_authenticated: c.auth_rate_limit_per_minute,
+            window_seconds: 60,
+        },
+        auth: ConfigAuth {
+            mode: auth.as_str().to_string(),
+            scope: (auth != crate::auth::Mode::Off && !state.auth.scope().is_empty())
+                .then(|| state.auth.scope().to_string()),
+            resource_metadata: (auth != crate::auth::Mode::Off).then(|| at(RESOURCE_METADATA_PATH)),
+        },
+        generator: match c.generator {
+            crate::config::GeneratorConfig::Extractive => "extractive",
+            crate::config::GeneratorConfig::Bedrock(_) => "bedrock",
+        }
+        .to_string(),
+        endpoints: ConfigEndpoints {
+            ask: at("/ask"),
+            who: at("/who"),
+            mcp: at("/mcp"),
+            sites: at("/sites"),
+            llms_txt: at("/llms.txt"),
+            openapi: at("/openapi.json"),
+        },
+    }
+}
+
+/// `GET /who?query=…`: whether this site answers the question, by the same
+/// retrieval and confidence rule as `/ask`, with its best page. Only the
+/// question is read (`query`, `q` or `text`): like the reference, `/who`
+/// asks about the site as a whole, so `site` and `prev` are ignored; the
+/// answer is JSON whatever `streaming` says.
+fn who_request(state: &State, req: &Request) -> Response<Body> {
+    let params: Vec<(String, String)> = raw_request(req)
+        .params
+        .into_iter()
+        .filter(|(k, _)| matches!(k.as_str(), "query" | "q" | "text"))
+        .chain([
+            ("mode".to_string(), "list".to_string()),
+            ("streaming".to_string(), "false".to_string()),
+        ])
+        .collect();
+    let raw = RawRequest {
+        params,
+        accept: None,
+        body: &[],
+    };
+    let parsed = match protocol::parse(&raw, &state.config) {
+        Ok(p) => p,
+        Err(f) => return failure_response(&f, None, &state.echo(None)),
+    };
+    let query_id = state.new_query_id(req);
+    // The same number of sections as an /ask answer, so that the confidence
+    // is the same as that answer's.
+    let answer = state.answer(&parsed, state.config.top_k).ok();
+    let confidence = answer.as_ref().and_then(|a| a.confidence.clone());
+    let relevant = confidence.as_ref().is_some_and(|c| c.answered);
+    let score = confidence.map_or(0.0, |c| c.coverage);
+    let best_page = answer
+        .as_ref()
+        .and_then(|a| a.items.first())
+        .map(|a| WhoPage {
+            name: a.name.clone(),
+            url: a.url.clone(),
+            score: a.score,
+            description: a.description.clone(),
+        });
+    let (name, description) = state.product.clone();
+    tracing::info!(query_id = %query_id, relevant, score, "who");
+    json_response(
+        200,
+        &WhoDocument {
+            meta: WhoMeta {
+                response_type: protocol::response::ResponseType::Answer,
+                version: protocol::response::Version::V055,
+                conversation_id: query_id,
+            },
+            query: parsed.query.clone(),
+            relevant,
+            score,
+            content: vec![WhoContent {
+                kind: ResourceType::Resource,
+                resource: WhoResource {
+                    uri: format!("{}/ask", api_base_url(req)),
+                    mime_type: "application/ld+json".into(),
+                    data: WhoSite {
+                        kind: WebSiteType::WebSite,
+                        site: state.config.site.clone(),
+                        name,
+                        description,
+                        url: state.base_url.clone(),
+                        score,
+                        relevant,
+                        best_page,
+                    },
+                },
+            }],
+        },
+    )
 }

@@ -13,7 +13,7 @@ use nlweb_ask::answer::{ANSWERED_COVERAGE, answer};
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::protocol::{Answer, Failure, RawRequest, parse};
 use serde_json::Value;
-use support::docs::{corpora, index_of, repo};
+use support::docs::{index_of, repo, shared_corpora};
 
 /// The answer to `question` in `mode`, through the `/ask` parser and
 /// retrieval (5 sections, no boost).
@@ -71,13 +71,12 @@ fn precision_recall(rows: &[(f32, bool)], threshold: f32) -> (f64, f64) {
 
 #[test]
 fn cant_answer_precision_and_recall() {
-    let sets = [
-        ("fumadocs", corpora().join("fumadocs")),
-        ("prefect", corpora().join("prefect")),
-        ("shadcn-ui", corpora().join("shadcn-ui")),
-        ("aws-amplify", corpora().join("aws-amplify")),
-        ("nlweb-ask-docs", repo().join("docs/content/docs")),
-    ];
+    let names = ["fumadocs", "prefect", "shadcn-ui", "aws-amplify"];
+    let Some(dirs) = shared_corpora("cant_answer_precision_and_recall", &names) else {
+        return;
+    };
+    let mut sets: Vec<(&str, std::path::PathBuf)> = names.into_iter().zip(dirs).collect();
+    sets.push(("nlweb-ask-docs", repo().join("docs/content/docs")));
     let mut all: Vec<(f32, bool)> = Vec::new();
     let mut report = String::from(
         "| golden set | answerable | unanswerable | precision | recall |\n|---|---|---|---|---|\n",
@@ -146,9 +145,15 @@ fn one_line(s: &str) -> String {
 #[test]
 fn every_summary_sentence_is_a_verbatim_span_of_its_cited_section() {
     let (mut checked, mut rows) = (0, 0);
+    let test = "every_summary_sentence_is_a_verbatim_span_of_its_cited_section";
+    let Some([fumadocs, prefect]) =
+        shared_corpora(test, &["fumadocs", "prefect"]).and_then(|d| <[_; 2]>::try_from(d).ok())
+    else {
+        return;
+    };
     for (name, corpus) in [
-        ("fumadocs", corpora().join("fumadocs")),
-        ("prefect", corpora().join("prefect")),
+        ("fumadocs", fumadocs),
+        ("prefect", prefect),
         ("nlweb-ask-docs", repo().join("docs/content/docs")),
     ] {
         let index = index_of(&corpus);

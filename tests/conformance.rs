@@ -204,6 +204,13 @@ impl Reply {
             self.status,
             self.body
         );
+        let all = self.all_events();
+        all.into_iter().filter(|e| e.name != "message").collect()
+    }
+
+    /// Every event, the unnamed ones of the older format's headers too (a
+    /// 0.55 client sees only the named ones: `events`).
+    fn all_events(&self) -> Vec<Event> {
         sse::parse(&self.body).unwrap_or_else(|e| panic!("{e}: {:.300}", self.body))
     }
 
@@ -317,6 +324,8 @@ fn corpus() -> &'static [(String, Reply)] {
                 "/llms.txt",
                 "/.well-known/oauth-protected-resource",
                 "/ask/widget.js",
+                "/config",
+                "/who",
             ]
                 .iter()
                 .any(|r| path.ends_with(r))
@@ -1597,7 +1606,7 @@ fn item_40_comment_lines_are_ignored_by_a_conforming_client() {
             json!({"mode": "summarize", "streaming": true}),
         )),
     );
-    let plain = r.events();
+    let plain = r.all_events();
     // What a proxy or a keepalive would add: comment lines between and
     // inside events.
     let mut with_comments = String::from(": keepalive\n\n");
@@ -1815,19 +1824,30 @@ fn item_51_no_nlweb_header_metadata_is_required_in_http_headers() {
                 "{label}: {k}"
             );
         }
-        // Not in band either: no unnamed legacy events, no header keys.
+        // In band, only for clients of the older format: unnamed events
+        // right after `start` (a 0.55 client listens for the named events)
+        // and typed `{"message": …}` members of a JSON answer; the named
+        // events are the 0.55 ones.
         if r.is_sse() {
-            for e in r.events() {
+            let events = r.all_events();
+            sse::legacy_headers(&events).unwrap_or_else(|e| panic!("{label}: {e}"));
+            for e in &events {
                 assert!(
-                    ["start", "result", "complete", "error"].contains(&e.name.as_str()),
+                    ["start", "result", "complete", "error", "message"].contains(&e.name.as_str()),
                     "{label}: {}",
                     e.name
                 );
             }
         }
         for d in r.docs() {
-            for k in ["license", "data_retention", "api_version"] {
+            for k in ["license", "data_retention"] {
                 assert!(d.get(k).is_none(), "{label}: {k}");
+            }
+            if r.is_json() && d.get("api_version").is_some() {
+                assert_eq!(d["api_version"], "0.55", "{label}");
+                for k in ["data_freshness", "rate_limits"] {
+                    assert!(d[k]["message"].is_string(), "{label}: {k}");
+                }
             }
         }
     }

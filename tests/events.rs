@@ -148,6 +148,30 @@ fn replays_every_saved_event() {
                 assert_eq!(doc.sites, vec!["docs".to_string()], "{file}");
                 assert!(doc.details[0].pages > 0 && doc.details[0].sections > 0);
             }
+            "JSON (config)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: nlweb_ask::protocol::response::ConfigDocument =
+                    serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(doc.site, "docs", "{file}");
+                assert_eq!(doc.auth.mode, "optional", "{file}");
+                assert_eq!(doc.rate_limit.per_minute, 20, "{file}");
+                assert!(doc.endpoints.ask.ends_with("/ask"), "{file}");
+            }
+            "JSON (who)" => {
+                assert_eq!(ct, "application/json", "{file}");
+                let doc: nlweb_ask::protocol::response::WhoDocument =
+                    serde_json::from_str(&body_text(&resp)).unwrap();
+                let site = &doc.content[0].resource.data;
+                assert_eq!(site.relevant, doc.relevant, "{file}");
+                assert_eq!(site.site, "docs", "{file}");
+                // The two /who events: one the docs answer, one they do not.
+                assert_eq!(
+                    doc.relevant,
+                    !file.contains("irrelevant"),
+                    "{file}: {doc:?}"
+                );
+                assert!(!doc.relevant || site.best_page.is_some(), "{file}");
+            }
             "JavaScript" => {
                 assert_eq!(ct, "text/javascript; charset=utf-8", "{file}");
                 assert!(

@@ -371,7 +371,13 @@ impl nlweb_ask::generate::Generator for Measuring {
 
 #[test]
 fn prompts_of_the_golden_questions_stay_within_their_budget() {
-    let prefect = support::docs::index_of(&support::docs::corpora().join("prefect"));
+    let Some(prefect) = support::docs::shared_corpus(
+        "prompts_of_the_golden_questions_stay_within_their_budget",
+        "prefect",
+    ) else {
+        return;
+    };
+    let prefect = support::docs::index_of(&prefect);
     for (name, index) in [("nlweb-ask-docs", docs_index()), ("prefect", prefect)] {
         let prompts = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let state = test_state::state(index, &[("ASK_RATE_LIMIT_PER_MINUTE", "100000")])

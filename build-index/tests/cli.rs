@@ -21,18 +21,20 @@ fn bin() -> Command {
     c
 }
 
-/// `../shared/corpora` beside the repository (CI has it too), or `$ASK_CORPORA`.
+/// The shared corpora (`$ASK_CORPORA`, or `../shared/corpora` beside the
+/// repository). Each test that reads them first checks that those it needs
+/// are there with `needs`.
 fn corpora() -> PathBuf {
-    let p = std::env::var_os("ASK_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
-    assert!(
-        p.is_dir(),
-        "shared corpora not found at {} (set ASK_CORPORA)",
-        p.display()
-    );
-    p
+    support::docs::corpora_root()
 }
+
+/// Whether the shared corpora `names` are all there; when one is not, the
+/// test is skipped, said out loud (or fails, under `ASK_REQUIRE_CORPORA`).
+fn needs(test: &str, names: &[&str]) -> bool {
+    support::docs::shared_corpora(test, names).is_some()
+}
+
+const MDX_CORPORA: [&str; 4] = ["fumadocs", "shadcn-ui", "prefect", "aws-amplify"];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -116,6 +118,12 @@ fn search_with(index: &Path, top_k: usize, input: &str, args: &[&str]) -> Vec<se
 
 #[test]
 fn builds_every_shared_mdx_corpus_without_skipping_a_file() {
+    if !needs(
+        "builds_every_shared_mdx_corpus_without_skipping_a_file",
+        &MDX_CORPORA,
+    ) {
+        return;
+    }
     let dir = tmp("corpora");
     // (corpus, at least this many pages)
     for (name, min_pages) in [
@@ -146,6 +154,12 @@ fn builds_every_shared_mdx_corpus_without_skipping_a_file() {
 
 #[test]
 fn amplify_pages_carry_their_imported_fragments() {
+    if !needs(
+        "amplify_pages_carry_their_imported_fragments",
+        &["aws-amplify"],
+    ) {
+        return;
+    }
     let dir = tmp("amplify");
     let out = dir.join("a.idx");
     build_mdx(&corpora().join("aws-amplify"), &out);
@@ -178,6 +192,9 @@ fn amplify_pages_carry_their_imported_fragments() {
 
 #[test]
 fn scifact_ndcg_at_10_is_at_least_0_68() {
+    if !needs("scifact_ndcg_at_10_is_at_least_0_68", &["beir-scifact"]) {
+        return;
+    }
     let root = corpora().join("beir-scifact");
     let dir = tmp("scifact");
     let out = dir.join("s.idx");
@@ -535,6 +552,9 @@ fn golden_sets() -> Vec<GoldenSet> {
 
 #[test]
 fn golden_questions_relevance() {
+    if !needs("golden_questions_relevance", &MDX_CORPORA) {
+        return;
+    }
     let mut report = String::from(
         "| golden set | questions | nDCG@10 | MRR@10 | recall@5 | nDCG@10 without the rules | section nDCG@10 | section MRR@10 | section recall@5 |\n|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -726,6 +746,12 @@ fn notices_disabled_config_and_needs_a_destination() {
 
 #[test]
 fn uploads_to_a_real_s3_server_and_reads_it_back() {
+    if !needs(
+        "uploads_to_a_real_s3_server_and_reads_it_back",
+        &["fumadocs"],
+    ) {
+        return;
+    }
     let s3 = moto::Moto::start();
     s3.create_bucket("ask-index-test");
     let dir = tmp("s3");
@@ -762,6 +788,12 @@ fn uploads_to_a_real_s3_server_and_reads_it_back() {
 /// same bytes with one thread, two, or more than the machine has.
 #[test]
 fn the_index_is_the_same_bytes_whatever_the_thread_count() {
+    if !needs(
+        "the_index_is_the_same_bytes_whatever_the_thread_count",
+        &["aws-amplify"],
+    ) {
+        return;
+    }
     let dir = tmp("threads");
     let build = |threads: &str| {
         let out = dir.join(format!("{threads}.idx"));

@@ -130,12 +130,21 @@ pub fn document() -> Value {
     let failure = g.of::<FailureDocument>();
     let not_found = g.of::<NotFound>();
     let answer = g.of::<Document>();
-    let event = g.of::<StreamEvent>();
+    // Named events, and the older in-band headers as unnamed ones.
+    let event = obj(&[(
+        "oneOf",
+        Value::Array(vec![
+            g.of::<StreamEvent>(),
+            g.of::<super::response::LegacyMessage>(),
+        ]),
+    )]);
     let body = g.named::<AskBody>("AskBody");
     let mcp_message = g.of::<Message>();
     let mcp_response = g.of::<McpResponse>();
     let sites = g.of::<SitesDocument>();
     let resource_metadata = g.of::<super::response::ProtectedResourceMetadata>();
+    let config = g.of::<super::response::ConfigDocument>();
+    let who = g.of::<super::response::WhoDocument>();
 
     // GET parameters, one per member of UrlParams.
     let params_schema = super::mcp::inline_schema::<UrlParams>();
@@ -265,6 +274,42 @@ pub fn document() -> Value {
         ])
     };
     let get_only = |summary: &str, ok: Value| get_route(summary, ok, true);
+    // A GET route that takes a bearer token as /ask does (ask.auth), with
+    // `parameters` and the statuses beyond get_only's.
+    let get_protected =
+        |id: &str, summary: &str, ok: Value, parameters: Vec<Value>, more: Vec<(&str, Value)>| {
+            let mut route = get_only(summary, ok);
+            let get = &mut route["get"];
+            get["operationId"] = s(id);
+            get["security"] = optional_bearer();
+            if !parameters.is_empty() {
+                get["parameters"] = Value::Array(parameters);
+            }
+            for (status, response) in [
+                (
+                    "401",
+                    json(
+                        "UNAUTHORIZED (ask.auth on)",
+                        failure.clone(),
+                        &["WWW-Authenticate"],
+                    ),
+                ),
+                (
+                    "403",
+                    json(
+                        "FORBIDDEN (ask.auth on)",
+                        failure.clone(),
+                        &["WWW-Authenticate"],
+                    ),
+                ),
+            ]
+            .into_iter()
+            .chain(more)
+            {
+                get["responses"][status] = response;
+            }
+            route
+        };
     // A 200 whose body is text of `mime`.
     let text = |description: &str, mime: &str| {
         obj(&[
@@ -439,6 +484,39 @@ pub fn document() -> Value {
         (
             "/sites",
             get_only("The site this index serves", json("Sites", sites, &[])),
+        ),
+        (
+            "/config",
+            get_protected(
+                "config",
+                "The public settings an agent may read: protocol version, modes, formats, limits, rate limit, auth, the endpoints",
+                json("Settings", config, &[]),
+                vec![],
+                vec![],
+            ),
+        ),
+        (
+            "/who",
+            get_protected(
+                "who",
+                "Whether this site answers a question: relevant, a score from 0 to 1 (the /ask answer's confidence) and the best page; JSON whatever streaming says",
+                json("The site's relevance", who, &[]),
+                vec![obj(&[
+                    ("name", s("query")),
+                    ("in", s("query")),
+                    ("required", Value::Bool(true)),
+                    ("description", s("The question (also `q` or `text`)")),
+                    ("schema", obj(&[("type", s("string"))])),
+                ])],
+                vec![(
+                    "400",
+                    json(
+                        "INVALID_QUERY: missing, empty or too long",
+                        failure.clone(),
+                        &[],
+                    ),
+                )],
+            ),
         ),
         (
             "/ask/widget.js",

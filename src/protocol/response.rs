@@ -49,6 +49,34 @@ pub struct Echo {
     pub corrections: Vec<QueryCorrection>,
     /// Who wrote the summary (answers with one).
     pub generator: Option<GeneratorUsed>,
+    /// The bucket's requests a minute, for the older in-band headers of an
+    /// answer (`None`: the answer carries none).
+    pub rate_limit_per_minute: Option<u32>,
+}
+
+impl Echo {
+    /// The older in-band headers (`api_version`, `data_freshness`,
+    /// `rate_limits`): top-level members of a JSON answer, unnamed events
+    /// after a stream's `start`.
+    pub fn legacy_headers(&self) -> (Option<Version>, Option<LegacyHeader>, Option<LegacyHeader>) {
+        let Some(per_minute) = self.rate_limit_per_minute else {
+            return (None, None, None);
+        };
+        (
+            Some(Version::V055),
+            Some(LegacyHeader {
+                message: format!(
+                    "The index was built at {} (build {}).",
+                    self.index_built_at, self.index_build_id
+                ),
+            }),
+            Some(LegacyHeader {
+                message: format!(
+                    "{per_minute} requests a minute per client address; the RateLimit headers give what is left."
+                ),
+            }),
+        )
+    }
 }
 
 /// One word of the question that the docs never use, replaced by the docs'
@@ -450,6 +478,16 @@ pub struct AnswerDocument {
     /// The SearchSummary first (summarize and generate), then the sections
     /// best first.
     pub results: Vec<ResultItem>,
+    /// NLWeb's older in-band header `api_version` (`0.55`), for clients of
+    /// the older format; a 0.55 client ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<Version>,
+    /// The older header `data_freshness`: when the index was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_freshness: Option<LegacyHeader>,
+    /// The older header `rate_limits`: the token bucket, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<LegacyHeader>,
 }
 
 /// `error` of a failure document.
@@ -705,4 +743,246 @@ pub struct ProtectedResourceMetadata {
     pub resource_signing_alg_values_supported: Vec<String>,
     /// The product's name.
     pub resource_name: String,
+}
+
+/// `GET /config`: the settings an agent may read before it asks (NLWeb's
+/// route table names the route; the reference answers only
+/// `nlweb_gateway`, kept here). Nothing secret: no index location, key set
+/// or model id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigDocument {
+    /// This API's host and stage, as the reference's `nlweb_gateway` (the
+    /// host that NLWeb clients send `/ask` and `/who` to).
+    pub nlweb_gateway: String,
+    /// The NLWeb protocol version of every document: `0.55`.
+    pub protocol_version: Version,
+    /// The site name this index serves (`site` / `query.site`).
+    pub site: String,
+    /// The modes served.
+    pub modes: Vec<super::request::Mode>,
+    /// The mode of a request that names none.
+    pub default_mode: super::request::Mode,
+    /// The response formats served (`conv_search` is accepted for
+    /// `conversational_search`).
+    pub response_formats: Vec<ResponseFormat>,
+    /// Whether a request that says nothing gets Server-Sent Events.
+    pub default_streaming: bool,
+    /// Request limits.
+    pub limits: ConfigLimits,
+    /// The token bucket every request spends from.
+    pub rate_limit: ConfigRateLimit,
+    /// Bearer tokens: `off`, `optional` or `required`, and where to get one.
+    pub auth: ConfigAuth,
+    /// Who writes summaries: `extractive` or `bedrock` (a model).
+    pub generator: String,
+    /// The routes, as absolute URLs.
+    pub endpoints: ConfigEndpoints,
+}
+
+/// `limits` of `/config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigLimits {
+    /// Longest query, in characters.
+    pub max_query_chars: u32,
+    /// Largest request body, in bytes.
+    pub max_body_bytes: u32,
+    /// Most `prev` entries.
+    pub max_prev: u32,
+    /// Results of an answer that asks for no number.
+    pub default_results: u32,
+    /// Most results an answer holds.
+    pub max_results: u32,
+}
+
+/// `rate_limit` of `/config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigRateLimit {
+    /// Requests a minute per client address (each warm instance keeps its
+    /// own buckets).
+    pub per_minute: u32,
+    /// Requests a minute per authenticated subject.
+    pub per_minute_authenticated: u32,
+    /// The window of the `RateLimit` headers, in seconds.
+    pub window_seconds: u32,
+}
+
+/// `auth` of `/config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigAuth {
+    /// `off`, `optional` (anonymous or a valid token) or `required`.
+    pub mode: String,
+    /// The scope a token must carry, when one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The RFC 9728 metadata (when auth is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_metadata: Option<String>,
+}
+
+/// `endpoints` of `/config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigEndpoints {
+    /// `/ask`.
+    pub ask: String,
+    /// `/who`.
+    pub who: String,
+    /// `/mcp`.
+    pub mcp: String,
+    /// `/sites`.
+    pub sites: String,
+    /// `/llms.txt`.
+    pub llms_txt: String,
+    /// `/openapi.json`.
+    pub openapi: String,
+}
+
+/// `_meta` of a `/who` document: the shape of the reference's
+/// `WhoResponseMeta` with this endpoint's response type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoMeta {
+    /// Always `answer`: relevant or not, the site says how much.
+    pub response_type: ResponseType,
+    /// Always `0.55`.
+    pub version: Version,
+    /// The exchange's id (the reference's conversation id).
+    pub conversation_id: String,
+}
+
+/// `GET /who`: is this site relevant to a question? The reference's
+/// `WhoResponse` (`_meta` and `content`, whose resource is this site as a
+/// Schema.org `WebSite`), with the verdict also at the top level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoDocument {
+    /// Document metadata.
+    #[serde(rename = "_meta")]
+    pub meta: WhoMeta,
+    /// The question, as asked.
+    pub query: String,
+    /// Whether the docs seem to answer it: the same confidence rule as an
+    /// `/ask` answer's `_meta.answer_confidence.answered`.
+    pub relevant: bool,
+    /// 0 to 1: the weighted share of the question's terms found in the best
+    /// sections (`_meta.answer_confidence.coverage` of `/ask`).
+    pub score: f32,
+    /// One resource: this site.
+    pub content: Vec<WhoContent>,
+}
+
+/// `resource`, the only kind of `content` item of `/who`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceType {
+    /// `resource`.
+    #[default]
+    Resource,
+}
+
+/// A `content` item of `/who`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoContent {
+    /// `resource`.
+    #[serde(rename = "type")]
+    pub kind: ResourceType,
+    /// The site.
+    pub resource: WhoResource,
+}
+
+/// The site as a resource: where to ask it, and its description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoResource {
+    /// This site's `/ask` endpoint.
+    pub uri: String,
+    /// `application/ld+json`.
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
+    /// The site.
+    pub data: WhoSite,
+}
+
+/// `@type` of a `/who` site.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum WebSiteType {
+    /// `WebSite`.
+    #[default]
+    WebSite,
+}
+
+/// The site and its best page for the question.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoSite {
+    /// `WebSite`.
+    #[serde(rename = "@type")]
+    pub kind: WebSiteType,
+    /// The site name to send as `site`.
+    pub site: String,
+    /// The product, from the docs' root page.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// The docs base URL.
+    pub url: String,
+    /// The same as the document's `score`.
+    pub score: f32,
+    /// The same as the document's `relevant`.
+    pub relevant: bool,
+    /// The best section for the question (none when nothing matches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_page: Option<WhoPage>,
+}
+
+/// The best section for a `/who` question.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhoPage {
+    /// Page title and section heading.
+    pub name: String,
+    /// Its absolute URL, with the section's anchor.
+    pub url: String,
+    /// Its BM25 score, as in an `/ask` answer.
+    pub score: f32,
+    /// A query-relevant snippet.
+    pub description: String,
+}
+
+/// One of NLWeb's older in-band "headers" (`{"message": …}`), as the
+/// reference's non-streaming answers carry them at the top level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LegacyHeader {
+    /// The header's text.
+    pub message: String,
+}
+
+/// NLWeb's older in-band headers in a stream: unnamed events (no `event:`
+/// line, so a client that listens for the named 0.55 events never sees
+/// them) right after `start`, in the reference's legacy shapes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "message_type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LegacyMessage {
+    /// `{"message_type":"api_version","api_version":"0.55"}`.
+    ApiVersion {
+        /// `0.55`.
+        api_version: Version,
+    },
+    /// `{"message_type":"data_freshness","content":…}`: when the index was
+    /// built.
+    DataFreshness {
+        /// The header's text.
+        content: String,
+    },
+    /// `{"message_type":"rate_limits","content":…}`: the token bucket.
+    RateLimits {
+        /// The header's text.
+        content: String,
+    },
 }

@@ -1,14 +1,15 @@
 //! How is an answer written? The JSON document of a non-streaming answer
 //! (in either format), and the SSE framing of a streamed one (`start`, one
 //! `result` per item with the summary last, `complete`), buffered into one
-//! body.
+//! body. NLWeb's older in-band headers ride along for clients of the older
+//! format: members of a JSON answer, unnamed events after `start`.
 
 use super::failure::Failure;
 use super::response::{
     AnswerConfidence, AnswerDocument, Article, ChatAnswerDocument, ChatText, CompleteEvent,
-    Document, Echo, ErrorBody, FailureDocument, GeneratorUsed, Meta, QueryCorrection,
-    ResponseFormat, ResponseType, ResultEvent, ResultItem, StartEvent, StreamEvent, Summary,
-    TextType,
+    Document, Echo, ErrorBody, FailureDocument, GeneratorUsed, LegacyMessage, Meta,
+    QueryCorrection, ResponseFormat, ResponseType, ResultEvent, ResultItem, StartEvent,
+    StreamEvent, Summary, TextType,
 };
 
 /// What an answer holds before it is written: sections best first, and the
@@ -73,11 +74,17 @@ impl Answer {
 pub fn answer_document(answer: &Answer, query_id: &str, echo: &Echo) -> Document {
     let echo = &answer.echo(echo);
     match echo.format {
-        ResponseFormat::ConversationalSearch => Document::Answer(AnswerDocument {
-            meta: Meta::answer(echo),
-            query_id: query_id.to_string(),
-            results: answer.results(),
-        }),
+        ResponseFormat::ConversationalSearch => {
+            let (api_version, data_freshness, rate_limits) = echo.legacy_headers();
+            Document::Answer(AnswerDocument {
+                meta: Meta::answer(echo),
+                query_id: query_id.to_string(),
+                results: answer.results(),
+                api_version,
+                data_freshness,
+                rate_limits,
+            })
+        }
         ResponseFormat::ChatgptApp => Document::ChatAnswer(ChatAnswerDocument {
             meta: Meta::answer(echo),
             query_id: query_id.to_string(),
@@ -107,10 +114,7 @@ fn frame(out: &mut String, id: usize, event: &StreamEvent) {
 /// the sections), `complete`. Both formats stream the same events.
 pub fn answer_stream(answer: &Answer, query_id: &str, echo: &Echo) -> String {
     let echo = &answer.echo(echo);
-    let mut events = vec![StreamEvent::Start(StartEvent {
-        meta: Meta::stream_start(echo),
-        query_id: query_id.to_string(),
-    })];
+    let mut events = vec![StreamEvent::Start(start(query_id, echo))];
     let items = answer
         .items
         .iter()
@@ -126,16 +130,20 @@ pub fn answer_stream(answer: &Answer, query_id: &str, echo: &Echo) -> String {
         total_items: events.len() - 1,
         error: None,
     }));
-    stream(&events)
+    let mut out = String::new();
+    for (id, e) in events.iter().enumerate() {
+        frame(&mut out, id, e);
+        if id == 0 {
+            legacy_frames(&mut out, echo);
+        }
+    }
+    out
 }
 
 /// A failure once the stream has started: `start`, `error`, `complete`.
 pub fn failure_stream(f: &Failure, query_id: &str, echo: &Echo) -> String {
     stream(&[
-        StreamEvent::Start(StartEvent {
-            meta: Meta::stream_start(echo),
-            query_id: query_id.to_string(),
-        }),
+        StreamEvent::Start(start(query_id, echo)),
         StreamEvent::Error(FailureDocument::new(f, Some(query_id), echo)),
         StreamEvent::Complete(CompleteEvent {
             meta: Meta::stream_complete(ResponseType::Failure, query_id, echo),
@@ -144,6 +152,30 @@ pub fn failure_stream(f: &Failure, query_id: &str, echo: &Echo) -> String {
             error: Some(ErrorBody::from(f)),
         }),
     ])
+}
+
+/// The `start` event.
+fn start(query_id: &str, echo: &Echo) -> StartEvent {
+    StartEvent {
+        meta: Meta::stream_start(echo),
+        query_id: query_id.to_string(),
+    }
+}
+
+/// The older in-band headers, as unnamed events (data only: no name, no
+/// id, so the named events keep their ids 0, 1, 2, …).
+fn legacy_frames(out: &mut String, echo: &Echo) {
+    let (api_version, data_freshness, rate_limits) = echo.legacy_headers();
+    let messages = api_version
+        .map(|api_version| LegacyMessage::ApiVersion { api_version })
+        .into_iter()
+        .chain(data_freshness.map(|h| LegacyMessage::DataFreshness { content: h.message }))
+        .chain(rate_limits.map(|h| LegacyMessage::RateLimits { content: h.message }));
+    for m in messages {
+        out.push_str("data: ");
+        out.push_str(&serde_json::to_string(&m).unwrap_or_default());
+        out.push_str("\n\n");
+    }
 }
 
 /// Frames events with ids 0, 1, 2, …

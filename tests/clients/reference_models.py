@@ -3,7 +3,7 @@
 built with `AskRequest(...).model_dump(by_alias=True, exclude_none=True)`,
 the shape a reference client sends (its defaults included), POSTed to /ask,
 and every JSON response and every SSE frame's document is validated with
-the matching response model. Also: paging with meta.start_num, and a GET
+the matching response model, and /who's with WhoResponse. Also: paging with meta.start_num, and a GET
 answer's ETag giving 304. Run by tests/e2e.rs:
 
     python3 tests/clients/reference_models.py ASK_URL
@@ -26,6 +26,7 @@ from nlweb_core.protocol.models import (
     Prefer,
     Query,
     ResultObject,
+    WhoResponse,
 )
 
 ask_url = sys.argv[1]
@@ -61,7 +62,9 @@ def post(request):
 def sse(text):
     for block in text.strip().split("\n\n"):
         fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        yield fields["event"], json.loads(fields["data"])
+        # Unnamed events are the older format's headers: an SSE client that
+        # listens for the named 0.55 events never sees them.
+        yield fields.get("event", "message"), json.loads(fields["data"])
 
 
 def check(request, what, expect_answer=True):
@@ -144,6 +147,15 @@ try:
 except urllib.error.HTTPError as e:
     if e.code != 304 or e.read() or e.headers["etag"] != etag:
         fail(f"304: {e.code} {dict(e.headers)}")
+
+# /who, the reference's WhoResponse: relevant or not, a 200 document.
+base = ask_url[: ask_url.rindex("/ask")]
+for q, relevant in ((question, True), ("how do I bake sourdough bread", False)):
+    with urllib.request.urlopen(base + "/who?" + urllib.parse.urlencode({"query": q})) as r:
+        doc = json.loads(r.read())
+    validate(WhoResponse, doc, f"who {q!r}")
+    if doc["relevant"] is not relevant:
+        fail(f"who {q!r}: relevant is {doc['relevant']}")
 
 print(f"reference models: {checked} documents validated, {errors} errors")
 sys.exit(1 if errors or checked < 40 else 0)

@@ -21,11 +21,53 @@ pub fn repo() -> &'static Path {
     }
 }
 
-/// The shared corpora (`ASK_CORPORA`, or `../shared/corpora`).
-pub fn corpora() -> PathBuf {
+/// Where the shared corpora are looked for: `$ASK_CORPORA`, else
+/// `../shared/corpora` beside the repository.
+pub fn corpora_root() -> PathBuf {
     std::env::var_os("ASK_CORPORA")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("../shared/corpora"))
+}
+
+/// Where each shared corpus comes from (`tests/corpora.tsv`): its upstream
+/// repository and commit.
+pub fn corpus_source(name: &str) -> String {
+    include_str!("../corpora.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f[0] == name)
+        .map(|f| format!("{} at {}", f[1], f[2]))
+        .unwrap_or_else(|| "(not listed in tests/corpora.tsv)".into())
+}
+
+/// The folder of the shared corpus `name`, or `None` when it is absent: the
+/// caller skips what needs it, and this says so out loud, naming the corpus
+/// and where it comes from. With `ASK_REQUIRE_CORPORA` set (as `.ci/run`
+/// does) an absent corpus is a failure instead, so CI cannot pass without
+/// them.
+pub fn shared_corpus(test: &str, name: &str) -> Option<PathBuf> {
+    let dir = corpora_root().join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let missing = format!(
+        "shared corpus {name} not found at {} (set ASK_CORPORA); it is {}",
+        dir.display(),
+        corpus_source(name)
+    );
+    if std::env::var_os("ASK_REQUIRE_CORPORA").is_some_and(|v| !v.is_empty() && v != "0") {
+        panic!("{test}: {missing}; ASK_REQUIRE_CORPORA is set, so an absent corpus fails");
+    }
+    eprintln!("SKIPPED {test}: {missing}");
+    None
+}
+
+/// The folders of the shared corpora `names`, or `None` when any is
+/// absent (each absent one said out loud, see [`shared_corpus`]).
+pub fn shared_corpora(test: &str, names: &[&str]) -> Option<Vec<PathBuf>> {
+    let found: Vec<Option<PathBuf>> = names.iter().map(|n| shared_corpus(test, n)).collect();
+    found.into_iter().collect()
 }
 
 /// The pages of the `.mdx` files under `dir`.

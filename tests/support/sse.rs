@@ -56,8 +56,32 @@ pub fn parse(text: &str) -> Result<Vec<Event>, String> {
     Ok(out)
 }
 
-/// start first, results with unique indexes, exactly one complete, last.
+/// The older in-band headers of a stream: its unnamed events ("message"),
+/// which must all come right after `start` and be legacy header messages.
+pub fn legacy_headers(events: &[Event]) -> Result<Vec<&Event>, String> {
+    let unnamed: Vec<&Event> = events.iter().filter(|e| e.name == "message").collect();
+    for (i, e) in unnamed.iter().enumerate() {
+        if !std::ptr::eq(*e, &events[i + 1]) {
+            return Err("an unnamed event that does not follow start".into());
+        }
+        let t = e.data["message_type"].as_str().unwrap_or("");
+        if !["api_version", "data_freshness", "rate_limits"].contains(&t) || e.id.is_some() {
+            return Err(format!("unnamed event {}", e.data));
+        }
+    }
+    Ok(unnamed)
+}
+
+/// start first, results with unique indexes, exactly one complete, last;
+/// the unnamed legacy header events (see [`legacy_headers`]) aside.
 pub fn check_answer_stream(events: &[Event]) -> Result<(), String> {
+    legacy_headers(events)?;
+    let named: Vec<Event> = events
+        .iter()
+        .filter(|e| e.name != "message")
+        .cloned()
+        .collect();
+    let events = &named[..];
     let first = events.first().ok_or("empty stream")?;
     if first.name != "start" {
         return Err(format!("first event is {}", first.name));

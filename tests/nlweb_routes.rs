@@ -1,0 +1,324 @@
+//! NLWeb's other routes, `/config` and `/who` (the route table of the
+//! NLWeb reference server), and the older in-band headers of an answer:
+//! what they hold, that `/who` agrees with `/ask`, and that both routes obey
+//! the off switch, CORS, auth and the rate limit like `/ask`.
+
+mod support;
+#[path = "support/state.rs"]
+mod test_state;
+
+use lambda_http::{Body, Response};
+use nlweb_ask::handler::{State, respond};
+use serde_json::{Value, json};
+use support::docs::{docs_index, repo};
+
+fn state(extra: &[(&str, &str)]) -> State {
+    test_state::state(docs_index(), extra)
+}
+
+/// A GET (HTTP API v2) of `path_and_query` from `ip`, with `headers`.
+fn get(state: &State, path_and_query: &str, ip: &str, headers: &[(&str, &str)]) -> Response<Body> {
+    let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    v["rawPath"] = json!(path);
+    v["requestContext"]["http"]["path"] = json!(path);
+    v["rawQueryString"] = json!(query);
+    // The tests' values are plain ASCII: `+` is the only encoding used.
+    let params: serde_json::Map<String, Value> = query
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.to_string(), json!(v.replace('+', " "))))
+        .collect();
+    if !params.is_empty() {
+        v["queryStringParameters"] = Value::Object(params);
+    }
+    v["requestContext"]["http"]["sourceIp"] = json!(ip);
+    for (name, value) in headers {
+        v["headers"][*name] = json!(value);
+    }
+    respond(
+        state,
+        &lambda_http::request::from_str(&v.to_string()).unwrap(),
+    )
+}
+
+fn doc(r: &Response<Body>) -> Value {
+    serde_json::from_slice(r.body().as_ref()).unwrap_or(Value::Null)
+}
+
+fn header<'a>(r: &'a Response<Body>, name: &str) -> &'a str {
+    r.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap())
+        .unwrap_or("")
+}
+
+#[test]
+fn config_shows_the_settings_in_force_and_nothing_secret() {
+    let s = state(&[
+        ("ASK_RATE_LIMIT_PER_MINUTE", "7"),
+        ("ASK_DEFAULT_MODE", "list"),
+        ("ASK_DEFAULT_STREAMING", "false"),
+        ("ASK_TOP_K", "3"),
+        ("ASK_MAX_QUERY_CHARS", "321"),
+        ("ASK_INDEX", "s3://secret-bucket/index/key.idx"),
+    ]);
+    let r = get(&s, "/config", "203.0.113.1", &[]);
+    assert_eq!(r.status(), 200);
+    let d = doc(&r);
+    let typed: nlweb_ask::protocol::response::ConfigDocument =
+        serde_json::from_value(d.clone()).unwrap();
+    assert_eq!(d["protocol_version"], "0.55");
+    assert_eq!(d["default_mode"], "list");
+    assert_eq!(d["default_streaming"], false);
+    assert_eq!(d["modes"], json!(["list", "summarize", "generate"]));
+    assert_eq!(
+        d["response_formats"],
+        json!(["conversational_search", "chatgpt_app"])
+    );
+    assert_eq!(typed.limits.default_results, 3);
+    assert_eq!(typed.limits.max_results, 10);
+    assert_eq!(typed.limits.max_query_chars, 321);
+    assert_eq!(typed.limits.max_body_bytes, 65536);
+    assert_eq!(typed.rate_limit.per_minute, 7);
+    assert_eq!(typed.auth.mode, "off");
+    assert_eq!(typed.auth.resource_metadata, None);
+    assert_eq!(typed.generator, "extractive");
+    assert_eq!(
+        typed.nlweb_gateway,
+        "f7m2xw4p1c.execute-api.us-east-1.amazonaws.com"
+    );
+    assert_eq!(
+        typed.endpoints.who,
+        "https://f7m2xw4p1c.execute-api.us-east-1.amazonaws.com/who"
+    );
+    let body = d.to_string();
+    assert!(!body.contains("secret-bucket"), "{body}");
+    assert_eq!(header(&r, "ratelimit-policy"), "\"default\";q=7;w=60");
+    assert_eq!(header(&r, "access-control-allow-origin"), "*");
+}
+
+#[test]
+fn who_agrees_with_the_answer_to_the_same_question() {
+    let s = state(&[("ASK_RATE_LIMIT_PER_MINUTE", "1000")]);
+    for (question, relevant) in [
+        ("how do I configure the rate limit", true),
+        ("how do I turn the endpoint off", true),
+        ("how do I bake sourdough bread", false),
+        ("zzqxv blorptangle", false),
+    ] {
+        let q = question.replace(' ', "+");
+        let who = doc(&get(&s, &format!("/who?query={q}"), "203.0.113.2", &[]));
+        let ask = doc(&get(
+            &s,
+            &format!("/ask?query={q}&streaming=false&mode=list"),
+            "203.0.113.2",
+            &[],
+        ));
+        assert_eq!(who["relevant"], relevant, "{question}: {who}");
+        assert_eq!(who["_meta"]["response_type"], "answer");
+        assert_eq!(who["_meta"]["version"], "0.55");
+        assert_eq!(who["query"], question);
+        let site = &who["content"][0]["resource"]["data"];
+        assert_eq!(who["content"][0]["type"], "resource");
+        assert_eq!(site["@type"], "WebSite");
+        assert_eq!(site["relevant"], who["relevant"]);
+        assert_eq!(site["score"], who["score"]);
+        if ask["_meta"]["response_type"] == "failure" {
+            assert_eq!(ask["error"]["code"], "NO_RESULTS", "{question}");
+            assert_eq!(who["score"], 0.0, "{question}");
+            assert!(site.get("best_page").is_none(), "{question}");
+            continue;
+        }
+        let confidence = &ask["_meta"]["answer_confidence"];
+        assert_eq!(who["relevant"], confidence["answered"], "{question}");
+        assert_eq!(who["score"], confidence["coverage"], "{question}");
+        assert_eq!(
+            site["best_page"]["url"], ask["results"][0]["url"],
+            "{question}"
+        );
+    }
+}
+
+#[test]
+fn who_without_a_question_is_invalid_query() {
+    let s = state(&[]);
+    for path in ["/who", "/who?query=+++", "/who?site=docs"] {
+        let r = get(&s, path, "203.0.113.3", &[]);
+        assert_eq!(r.status(), 400, "{path}");
+        assert_eq!(doc(&r)["error"]["code"], "INVALID_QUERY", "{path}");
+    }
+    // An alias of the question is read, like /ask's.
+    let r = get(&s, "/who?q=rate+limit", "203.0.113.3", &[]);
+    assert_eq!(r.status(), 200);
+    assert_eq!(doc(&r)["query"], "rate limit");
+}
+
+#[test]
+fn both_routes_follow_the_off_switch_methods_and_the_rate_limit() {
+    let off = state(&[("ASK_ENABLED", "false")]);
+    for path in ["/config", "/who?query=rate+limit"] {
+        let r = get(&off, path, "203.0.113.4", &[]);
+        assert_eq!(r.status(), 404, "{path}");
+        assert_eq!(doc(&r), json!({"message": "Not Found"}));
+    }
+    let s = state(&[("ASK_RATE_LIMIT_PER_MINUTE", "2")]);
+    for path in ["/config", "/who?query=rate+limit"] {
+        let ip = if path == "/config" {
+            "203.0.113.5"
+        } else {
+            "203.0.113.6"
+        };
+        for n in 0..2 {
+            let r = get(&s, path, ip, &[]);
+            assert_eq!(r.status(), 200, "{path} #{n}");
+            assert!(header(&r, "ratelimit").starts_with("\"default\";r="));
+        }
+        let r = get(&s, path, ip, &[]);
+        assert_eq!(r.status(), 429, "{path}");
+        assert_eq!(doc(&r)["error"]["code"], "RATE_LIMITED");
+        assert!(!header(&r, "retry-after").is_empty());
+    }
+    // A preflight names GET; POST is refused with Allow.
+    let text = std::fs::read_to_string(repo().join("events/http-options-preflight.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    for path in ["/config", "/who"] {
+        v["rawPath"] = json!(path);
+        v["requestContext"]["http"]["path"] = json!(path);
+        let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
+        assert_eq!(r.status(), 204, "{path}");
+        assert_eq!(header(&r, "access-control-allow-methods"), "GET, OPTIONS");
+        v["requestContext"]["http"]["method"] = json!("POST");
+        let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
+        assert_eq!(r.status(), 405, "{path}");
+        assert_eq!(header(&r, "allow"), "GET, OPTIONS");
+        v["requestContext"]["http"]["method"] = json!("OPTIONS");
+    }
+}
+
+#[test]
+fn both_routes_take_tokens_like_ask() {
+    let jwks = std::fs::read_to_string(repo().join("tests/data/auth/jwks.json")).unwrap();
+    let vars = |mode: &'static str| {
+        vec![
+            ("ASK_AUTH", mode),
+            ("ASK_AUTH_JWKS", jwks.trim()),
+            ("ASK_AUTH_ISSUER", "https://auth.example.com/"),
+            ("ASK_AUTH_AUDIENCE", "https://nlweb-ask.example.com"),
+        ]
+    };
+    let required = state(&vars("required"));
+    let optional = state(&vars("optional"));
+    for path in ["/config", "/who?query=rate+limit"] {
+        // Required: no token, 401 with the challenge.
+        let r = get(&required, path, "203.0.113.7", &[]);
+        assert_eq!(r.status(), 401, "{path}");
+        assert!(header(&r, "www-authenticate").starts_with("Bearer resource_metadata="));
+        // Optional: anonymous works, a bad token is never anonymous.
+        assert_eq!(get(&optional, path, "203.0.113.8", &[]).status(), 200);
+        let r = get(
+            &optional,
+            path,
+            "203.0.113.8",
+            &[("authorization", "Bearer not.a.token")],
+        );
+        assert_eq!(r.status(), 401, "{path}");
+    }
+    let d = doc(&get(&optional, "/config", "203.0.113.9", &[]));
+    assert_eq!(d["auth"]["mode"], "optional");
+    assert_eq!(
+        d["auth"]["resource_metadata"],
+        "https://f7m2xw4p1c.execute-api.us-east-1.amazonaws.com/.well-known/oauth-protected-resource"
+    );
+}
+
+/// NLWeb's older in-band headers: top-level members of a JSON answer, which
+/// a 0.55 client ignores, and unnamed events right after a stream's
+/// `start`, which a client listening for the named events never sees; the
+/// named events keep their order and ids.
+#[test]
+fn answers_carry_the_older_in_band_headers() {
+    let s = state(&[("ASK_RATE_LIMIT_PER_MINUTE", "13")]);
+    let d = doc(&get(
+        &s,
+        "/ask?query=rate+limit&streaming=false",
+        "203.0.113.10",
+        &[],
+    ));
+    assert_eq!(d["api_version"], "0.55");
+    let built_at = d["_meta"]["index_built_at"].as_str().unwrap();
+    assert!(
+        d["data_freshness"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(built_at),
+        "{d}"
+    );
+    assert!(
+        d["rate_limits"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("13 requests a minute"),
+        "{d}"
+    );
+    let r = get(
+        &s,
+        "/ask?query=rate+limit&streaming=true",
+        "203.0.113.10",
+        &[],
+    );
+    let text = String::from_utf8(r.body().as_ref().to_vec()).unwrap();
+    let events = support::sse::parse(&text).unwrap();
+    support::sse::check_answer_stream(&events).unwrap();
+    let legacy = support::sse::legacy_headers(&events).unwrap();
+    let kinds: Vec<&str> = legacy
+        .iter()
+        .map(|e| e.data["message_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["api_version", "data_freshness", "rate_limits"]);
+    assert_eq!(legacy[0].data["api_version"], "0.55");
+    assert!(
+        legacy[2].data["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("13 requests a minute")
+    );
+    let ids: Vec<&str> = events.iter().filter_map(|e| e.id.as_deref()).collect();
+    let expected: Vec<String> = (0..ids.len()).map(|i| i.to_string()).collect();
+    assert_eq!(ids, expected);
+    // A failure carries none.
+    let f = doc(&get(
+        &s,
+        "/ask?query=+&streaming=false",
+        "203.0.113.10",
+        &[],
+    ));
+    assert_eq!(f["_meta"]["response_type"], "failure");
+    assert!(f.get("api_version").is_none(), "{f}");
+}
+
+/// API Gateway forwards only the paths `template.yaml` names: every route
+/// of the OpenAPI document (the routes the handler serves) has an event
+/// there, and the template names no other.
+#[test]
+fn the_template_routes_every_path_the_handler_serves() {
+    let template = std::fs::read_to_string(repo().join("template.yaml")).unwrap();
+    let mut in_template: Vec<&str> = template
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Path: "))
+        .collect();
+    in_template.sort();
+    in_template.dedup();
+    let openapi = nlweb_ask::protocol::openapi::document();
+    let mut served: Vec<&str> = openapi["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    served.sort();
+    assert_eq!(in_template, served);
+}
