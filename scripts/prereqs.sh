@@ -62,7 +62,11 @@ export PATH="$ASK_CARGO_TOOLS/bin:$PATH"
 # Debian ships a fix: the archive's current build is installed, and it must be
 # at least CHROMIUM_MIN (the oldest build the tests have passed with).
 CHROMIUM_MIN=147
-chromium_major() { dpkg-query -W -f='${Version}' chromium 2>/dev/null | cut -d. -f1; }
+# The installed build's major version; empty when it is not installed (a
+# removed package keeps its version in dpkg's database: check the status).
+chromium_major() {
+  dpkg-query -W -f='${db:Status-Abbrev}${Version}' chromium 2>/dev/null | sed -n 's/^ii *\([0-9]*\).*/\1/p'
+}
 if [ "$(chromium_major)" = "" ] || [ "$(chromium_major)" -lt "$CHROMIUM_MIN" ]; then
   as_root=()
   [ "$(id -u)" = 0 ] || as_root=(sudo)
