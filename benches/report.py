@@ -296,10 +296,24 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
         L.append(f"| {fn} | {median_ns('handler/prefect', fn) / 8 / 1e3:.0f} |")
     L.append(f"\nSingle list-mode requests, timed one by one (4,000): p50 **{p50} µs**, p99 **{p99} µs** (goal p99 ≤ 1 ms).")
     L.append("")
+    L.extend(abuse_section(bench("nlweb-ask", "abuse")))
     L.extend(relevance())
     # Hand-kept: what each ranking change did when it was tried.
     L.append(open(os.path.join(REPO, "benches", "ranking-experiments.md")).read())
     open(os.path.join(REPO, "BENCHMARKS.md"), "w").write("\n".join(L) + "\n")
+
+
+def abuse_section(out):
+    """The cost table that benches/abuse.rs prints."""
+    table = [l for l in out.splitlines() if l.startswith("|")]
+    return [
+        "## Cost per token (`benches/abuse.rs`)\n",
+        "The costliest request of each kind an anonymous client can send, beside a typical `/ask`,",
+        "through the handler in process over this project's docs: this thread's CPU time per request",
+        "(200 runs), the tokens the `RateLimit` header says it took, and the response bytes.\n",
+        *table,
+        "",
+    ]
 
 
 def relevance():

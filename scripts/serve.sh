@@ -30,4 +30,5 @@ MSG
 # The demo page, on its own port (the endpoint allows any origin by default).
 python3 -m http.server "$DEMO_PORT" --bind 127.0.0.1 --directory widget >/dev/null 2>&1 &
 exec cargo lambda watch --release -A 127.0.0.1 -P "$PORT" \
-  --env-var ASK_ENABLED=true --env-var "ASK_INDEX=$INDEX"
+  --env-var ASK_ENABLED=true --env-var "ASK_INDEX=$INDEX" \
+  --env-var "ASK_PUBLIC_BASE_URL=http://127.0.0.1:$PORT/lambda-url/ask"

@@ -28,6 +28,9 @@ fn question_terms(
 ) -> Vec<(String, Option<f32>)> {
     let mut out: Vec<(String, Option<f32>)> = Vec::new();
     for t in analyzer.analyze(question) {
+        if out.len() >= ask_index::search::MAX_QUESTION_TERMS {
+            break;
+        }
         if !out.iter().any(|(x, _)| *x == t) {
             let idf = index.idf(&t);
             out.push((t, idf));

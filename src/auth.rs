@@ -74,8 +74,8 @@ pub enum Denied {
     /// (RFC 6750 §3.1).
     NoCredentials,
     /// Credentials that do not check out: 401 with `error` (`invalid_token`
-    /// or `invalid_request`) and what is wrong.
-    Invalid(&'static str, String),
+    /// or `invalid_request`) and what is wrong, one fixed text per case.
+    Invalid(&'static str, &'static str),
     /// Valid, without the required scope: 403 `insufficient_scope`.
     InsufficientScope,
 }
@@ -87,10 +87,25 @@ struct Key {
     key: DecodingKey,
 }
 
+/// The keys, shared with a refetch under way and replaced whole by it.
+type KeySet = std::sync::Arc<std::sync::RwLock<std::sync::Arc<Vec<Key>>>>;
+
+/// Where the key set is fetched again from when a token names a key it
+/// does not hold, and when that last happened.
+struct Refetch {
+    url: String,
+    last: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+/// Seconds between two fetches of the JWKS caused by unknown keys: a
+/// stream of made-up `kid`s costs at most one fetch a minute.
+pub const REFETCH_SECS: u64 = 60;
+
 /// The checker built from the configuration and the JWKS.
 pub struct Auth {
     mode: Mode,
-    keys: Vec<Key>,
+    keys: KeySet,
+    refetch: Option<Refetch>,
     issuer: Option<String>,
     audience: Option<String>,
     scope: String,
@@ -100,7 +115,7 @@ impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Auth")
             .field("mode", &self.mode)
-            .field("keys", &self.keys.len())
+            .field("keys", &self.keys().len())
             .field("issuer", &self.issuer)
             .field("audience", &self.audience)
             .field("scope", &self.scope)
@@ -131,7 +146,8 @@ impl Auth {
     pub fn off() -> Auth {
         Auth {
             mode: Mode::Off,
-            keys: Vec::new(),
+            keys: KeySet::default(),
+            refetch: None,
             issuer: None,
             audience: None,
             scope: String::new(),
@@ -151,47 +167,75 @@ impl Auth {
         if mode == Mode::Off {
             return Ok(Auth::off());
         }
-        let set: JwkSet =
-            serde_json::from_str(jwks).map_err(|e| format!("the JWKS is not a JWK set: {e}"))?;
-        let mut keys = Vec::new();
-        for jwk in &set.keys {
-            let alg = match &jwk.algorithm {
-                AlgorithmParameters::RSA(_) => Algorithm::RS256,
-                AlgorithmParameters::EllipticCurve(ec) if ec.curve == EllipticCurve::P256 => {
-                    Algorithm::ES256
-                }
-                _ => continue,
-            };
-            let key = DecodingKey::from_jwk(jwk)
-                .map_err(|e| format!("JWKS key {:?}: {e}", jwk.common.key_id))?;
-            keys.push(Key {
-                kid: jwk.common.key_id.clone(),
-                alg,
-                key,
-            });
-        }
-        if keys.is_empty() {
-            return Err("the JWKS has no RS256 (RSA) or ES256 (EC P-256) key".into());
-        }
-        Ok(Auth {
+        let mut auth = Auth::without_keys(mode, issuer, audience, scope);
+        auth.keys = KeySet::new(std::sync::RwLock::new(std::sync::Arc::new(parse_keys(
+            jwks,
+        )?)));
+        Ok(auth)
+    }
+
+    /// `mode` with no key yet: credentials do not check out (so `required`
+    /// refuses everyone and `optional` serves anonymous callers only) until
+    /// a refetch brings keys.
+    pub fn without_keys(
+        mode: Mode,
+        issuer: Option<String>,
+        audience: Option<String>,
+        scope: String,
+    ) -> Auth {
+        Auth {
             mode,
-            keys,
+            keys: KeySet::default(),
+            refetch: None,
             issuer: issuer.filter(|s| !s.is_empty()),
             audience: audience.filter(|s| !s.is_empty()),
             scope,
-        })
+        }
     }
 
-    /// `mode` with no key: credentials never check out, so `required`
-    /// refuses everyone and `optional` serves anonymous callers only.
-    pub fn without_keys(mode: Mode, scope: String) -> Auth {
-        Auth {
-            mode,
-            keys: Vec::new(),
-            issuer: None,
-            audience: None,
-            scope,
+    /// This checker, fetching the key set again from `url` (in the
+    /// background, at most once in [`REFETCH_SECS`]) when a token names a
+    /// key it does not hold: keys rotated since the cold start, or keys
+    /// that could not be fetched then.
+    pub fn with_refetch(mut self, url: String) -> Auth {
+        self.refetch = Some(Refetch {
+            url,
+            last: std::sync::Mutex::new(None),
+        });
+        self
+    }
+
+    fn keys(&self) -> std::sync::Arc<Vec<Key>> {
+        self.keys.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Starts a fetch of the key set on the runtime this runs on, unless
+    /// one started less than [`REFETCH_SECS`] ago (or there is no URL or
+    /// no runtime). The request that caused it is refused all the same.
+    fn refetch_keys(&self) {
+        let Some(r) = &self.refetch else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        {
+            let mut last = r.last.lock().unwrap_or_else(|p| p.into_inner());
+            if last.is_some_and(|t| t.elapsed().as_secs() < REFETCH_SECS) {
+                return;
+            }
+            *last = Some(std::time::Instant::now());
         }
+        let (url, keys) = (r.url.clone(), self.keys.clone());
+        runtime.spawn(async move {
+            match fetch_jwks(&url).await.and_then(|j| parse_keys(&j)) {
+                Ok(fetched) => {
+                    tracing::info!(keys = fetched.len(), "JWKS fetched again");
+                    *keys.write().unwrap_or_else(|p| p.into_inner()) = std::sync::Arc::new(fetched);
+                }
+                Err(e) => tracing::error!("{e}"),
+            }
+        });
     }
 
     /// The mode.
@@ -220,7 +264,7 @@ impl Auth {
                 _ => Ok(Caller::Anonymous),
             };
         };
-        let invalid_request = |why: &str| Err(Denied::Invalid("invalid_request", why.into()));
+        let invalid_request = |why: &'static str| Err(Denied::Invalid("invalid_request", why));
         if raw.len() > MAX_CREDENTIAL_BYTES {
             return invalid_request("the Authorization header is too long");
         }
@@ -240,19 +284,22 @@ impl Auth {
     }
 
     fn verify(&self, token: &str) -> Result<Claims, Denied> {
-        let invalid = |why: String| Denied::Invalid("invalid_token", why);
-        let header =
-            jsonwebtoken::decode_header(token).map_err(|e| invalid(format!("not a JWT: {e}")))?;
+        let invalid = |why: &'static str| Denied::Invalid("invalid_token", why);
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| invalid("the token is not a well-formed JWT"))?;
         if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
-            return Err(invalid(format!(
-                "alg {:?} is not accepted; sign with RS256 or ES256",
-                header.alg
-            )));
+            return Err(invalid(
+                "the token's alg is not accepted; sign with RS256 or ES256",
+            ));
         }
-        let candidates = self
-            .keys
+        let keys = self.keys();
+        let candidates: Vec<&Key> = keys
             .iter()
-            .filter(|k| k.alg == header.alg && (header.kid.is_none() || k.kid == header.kid));
+            .filter(|k| k.alg == header.alg && (header.kid.is_none() || k.kid == header.kid))
+            .collect();
+        if candidates.is_empty() {
+            self.refetch_keys();
+        }
         let mut validation = Validation::new(header.alg);
         validation.leeway = LEEWAY_SECS;
         validation.validate_nbf = true;
@@ -277,10 +324,57 @@ impl Auth {
             }
         }
         Err(invalid(match last {
-            Some(e) => format!("the token does not check out: {e}"),
-            None => "no key of the JWKS matches the token's kid and alg".into(),
+            Some(e) => refusal(e.kind()),
+            None => "no key of the JWKS matches the token's kid and alg",
         }))
     }
+}
+
+/// Why a token that was checked against a key is refused: one fixed text
+/// per case (the library's own message can echo what the token holds).
+fn refusal(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
+    use jsonwebtoken::errors::ErrorKind;
+    match kind {
+        ErrorKind::ExpiredSignature => "the token has expired",
+        ErrorKind::ImmatureSignature => "the token is not valid yet (nbf)",
+        ErrorKind::InvalidSignature => "the token's signature does not check out",
+        ErrorKind::InvalidIssuer => "the token's issuer (iss) is not the one this endpoint trusts",
+        ErrorKind::InvalidAudience => "the token is for another audience (aud)",
+        ErrorKind::MissingRequiredClaim(_) => {
+            "the token lacks a required claim (exp, sub, and iss and aud where set)"
+        }
+        ErrorKind::InvalidAlgorithm => "the token's alg does not match the key",
+        ErrorKind::Json(_) => "the token's claims are not readable (sub must be a string)",
+        _ => "the token is not a well-formed JWT",
+    }
+}
+
+/// The keys of a JWKS document that can check tokens: RSA keys for RS256,
+/// EC P-256 keys for ES256; none usable is an error.
+fn parse_keys(jwks: &str) -> Result<Vec<Key>, String> {
+    let set: JwkSet =
+        serde_json::from_str(jwks).map_err(|e| format!("the JWKS is not a JWK set: {e}"))?;
+    let mut keys = Vec::new();
+    for jwk in &set.keys {
+        let alg = match &jwk.algorithm {
+            AlgorithmParameters::RSA(_) => Algorithm::RS256,
+            AlgorithmParameters::EllipticCurve(ec) if ec.curve == EllipticCurve::P256 => {
+                Algorithm::ES256
+            }
+            _ => continue,
+        };
+        let key = DecodingKey::from_jwk(jwk)
+            .map_err(|e| format!("JWKS key {:?}: {e}", jwk.common.key_id))?;
+        keys.push(Key {
+            kid: jwk.common.key_id.clone(),
+            alg,
+            key,
+        });
+    }
+    if keys.is_empty() {
+        return Err("the JWKS has no RS256 (RSA) or ES256 (EC P-256) key".into());
+    }
+    Ok(keys)
 }
 
 /// Seconds the JWKS fetch may take in all.

@@ -74,6 +74,12 @@ pub struct Config {
     /// `ask.generator_modes`: the modes whose summary a model writes
     /// (default `generate` only; `summarize` stays extractive unless listed).
     pub generator_modes: Vec<Mode>,
+    /// The API's public address (`https://host/stage`), for self-links:
+    /// llms.txt, the RFC 9728 metadata and `WWW-Authenticate`, `/config`,
+    /// `/who`. Empty: the domain and stage of the request context.
+    pub public_base_url: String,
+    /// Largest response body sent; a larger answer becomes a failure.
+    pub max_response_bytes: usize,
 }
 
 /// `ask.generator`.
@@ -116,6 +122,8 @@ struct FileAsk {
     auth_audience: Option<String>,
     auth_scope: Option<String>,
     auth_rate_limit_per_minute: Option<u32>,
+    public_base_url: Option<String>,
+    max_response_bytes: Option<usize>,
     generator: Option<String>,
     generator_modes: Option<Vec<String>>,
     bedrock_model_id: Option<String>,
@@ -179,6 +187,8 @@ impl Config {
             s3_force_path_style: false,
             generator,
             generator_modes,
+            public_base_url: a.public_base_url.unwrap_or_default(),
+            max_response_bytes: a.max_response_bytes.unwrap_or(1024 * 1024),
         };
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         let mut auth = a.auth.unwrap_or_else(|| "off".into());
@@ -263,6 +273,30 @@ impl Config {
         if let Some(v) = env_flag(env, ask_store::PATH_STYLE_VAR)? {
             c.s3_force_path_style = v;
         }
+        if let Some(v) = env("ASK_PUBLIC_BASE_URL") {
+            c.public_base_url = v;
+        }
+        c.public_base_url = c.public_base_url.trim().trim_end_matches('/').to_string();
+        if !c.public_base_url.is_empty()
+            && (!(c.public_base_url.starts_with("https://")
+                || c.public_base_url.starts_with("http://"))
+                || c.public_base_url
+                    .bytes()
+                    .any(|b| b.is_ascii_control() || b == b'"' || b == b' ' || !b.is_ascii()))
+        {
+            return Err(ConfigError(format!(
+                "ASK_PUBLIC_BASE_URL {:?} is not an http(s) URL, for example https://api.example.com/prod",
+                c.public_base_url
+            )));
+        }
+        if let Some(v) = env("ASK_MAX_RESPONSE_BYTES") {
+            c.max_response_bytes = parse_num("ASK_MAX_RESPONSE_BYTES", &v)?;
+        }
+        if c.max_response_bytes < 64 * 1024 {
+            return Err(ConfigError(
+                "max_response_bytes must be at least 65536".into(),
+            ));
+        }
         if let Some(v) = env("ASK_MAX_QUERY_CHARS") {
             c.max_query_chars = parse_num("ASK_MAX_QUERY_CHARS", &v)?;
         }
@@ -318,12 +352,30 @@ impl Config {
                         .map_err(|e| ConfigError(format!("ask.auth_jwks: {e}")))?;
                 }
                 (None, Some(url)) => {
-                    if !(url.starts_with("https://") || url.starts_with("http://")) {
+                    // Plain http only on this machine's loopback (tests, a
+                    // local identity provider).
+                    let loopback = [
+                        "http://127.0.0.1:",
+                        "http://127.0.0.1/",
+                        "http://localhost:",
+                        "http://localhost/",
+                    ]
+                    .iter()
+                    .any(|p| url.starts_with(p));
+                    if !url.starts_with("https://") && !loopback {
                         return Err(ConfigError(format!(
-                            "ASK_AUTH_JWKS_URL {url:?} is not an http(s) URL"
+                            "ASK_AUTH_JWKS_URL {url:?} is not an https URL: the keys that decide who may ask must come over TLS"
                         )));
                     }
                 }
+            }
+            // A shared identity provider's keys also sign tokens for its
+            // other APIs: without the issuer and this API's audience, any
+            // of those tokens would be accepted here.
+            if c.auth_issuer.is_none() || c.auth_audience.is_none() {
+                return Err(ConfigError(
+                    "ask.auth is on but ASK_AUTH_ISSUER or ASK_AUTH_AUDIENCE is empty: give both (the issuer's URL and this API's audience), or any token the identity provider signs for another API would be accepted".into(),
+                ));
             }
         }
         if c.enabled && c.index.trim().is_empty() {

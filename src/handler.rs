@@ -49,6 +49,9 @@ pub struct State {
     pub auth: crate::auth::Auth,
     /// Token buckets of authenticated callers, by subject.
     pub auth_limiter: Mutex<RateLimiter>,
+    /// The MCP `ask` tool, built once (its schemas are the costly part of
+    /// `tools/list`).
+    pub ask_tool: crate::protocol::mcp::Tool,
     /// The model that writes summaries (`ask.generator`); `None`: the
     /// extractive summarizer. [`State::new`] leaves it `None`:
     /// [`State::with_generator`] sets it.
@@ -86,11 +89,21 @@ impl State {
                 .unwrap_or_default(),
         };
         let product = ask_index::llms::product(&index);
-        // Never open: an unusable key set refuses every credential.
-        let auth = crate::auth::from_config(&config).unwrap_or_else(|_| {
-            crate::auth::Auth::without_keys(config.auth, config.auth_scope.clone())
+        // Never open: an unusable key set refuses every credential (until a
+        // refetch from ask.auth_jwks_url brings keys).
+        let mut auth = crate::auth::from_config(&config).unwrap_or_else(|_| {
+            crate::auth::Auth::without_keys(
+                config.auth,
+                config.auth_issuer.clone(),
+                config.auth_audience.clone(),
+                config.auth_scope.clone(),
+            )
         });
+        if let Some(url) = config.auth_jwks_url.clone() {
+            auth = auth.with_refetch(url);
+        }
         State {
+            ask_tool: mcp::ask_tool(&product.0),
             rules,
             auth,
             auth_limiter: Mutex::new(RateLimiter::new(
@@ -413,7 +426,11 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
             &state.echo(None),
         )
     };
+    cap_response(state, route, &mut resp);
     add_cors(state, req, &mut resp);
+    if req.headers().contains_key("authorization") {
+        private(&mut resp);
+    }
     let h = resp.headers_mut();
     if let Ok(v) = format!(
         "build-id={}; built-at={}",
@@ -441,6 +458,44 @@ fn route(state: &State, req: &Request, started: Instant) -> Response<Body> {
     resp
 }
 
+/// An answer to a request that carried a token is for that caller alone:
+/// no shared cache may keep it.
+fn private(resp: &mut Response<Body>) {
+    let h = resp.headers_mut();
+    let cc = h
+        .get("cache-control")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let cc = if cc.is_empty() {
+        "private".to_string()
+    } else if cc.contains("public") {
+        cc.replace("public", "private")
+    } else if cc.contains("private") {
+        cc.to_string()
+    } else {
+        format!("private, {cc}")
+    };
+    if let Ok(v) = cc.parse() {
+        h.insert("cache-control", v);
+    }
+}
+
+/// An answer over `ask.max_response_bytes` is not sent: the failure that
+/// says so takes its place (a JSON-RPC error on `/mcp`).
+fn cap_response(state: &State, route: Route, resp: &mut Response<Body>) {
+    let bytes = resp.body().as_ref().len();
+    let limit = state.config.max_response_bytes;
+    if bytes <= limit {
+        return;
+    }
+    let f = Failure::AnswerTooLarge { bytes, limit };
+    tracing::warn!(bytes, limit, route = route.path(), "answer over the cap");
+    *resp = match route {
+        Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &[]),
+        _ => failure_response(&f, None, &state.echo(None)),
+    };
+}
+
 fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     let origins = &state.config.cors_allow_origins;
     let h = resp.headers_mut();
@@ -453,13 +508,15 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
             .filter(|o| origins.iter().any(|a| a == o))
             .map(str::to_string)
     };
-    if let Some(a) = allow {
-        if a != "*" {
-            h.insert("vary", "Origin".parse().expect("header"));
-        }
-        if let Ok(v) = a.parse() {
-            h.insert("access-control-allow-origin", v);
-        }
+    // With an allow-list, the answer depends on Origin whether or not this
+    // one is on it: a shared cache must key on it.
+    if !origins.iter().any(|o| o == "*") {
+        h.insert("vary", "Origin".parse().expect("header"));
+    }
+    if let Some(a) = allow
+        && let Ok(v) = a.parse()
+    {
+        h.insert("access-control-allow-origin", v);
     }
     h.insert(
         "access-control-expose-headers",
@@ -469,20 +526,24 @@ fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
     );
 }
 
-/// Who is calling a protected route (`/ask`, `/mcp`, `/who`, `/config`),
-/// or the failure that refuses them.
+/// Who is calling a route that reveals the docs or the settings (`/ask`,
+/// `/mcp`, `/who`, `/config`, `/sites`, `/llms.txt`), or the failure that
+/// refuses them. The RFC 9728 metadata, the OpenAPI document and the
+/// widget stay public.
 fn caller(state: &State, req: &Request, route: Route) -> Result<crate::auth::Caller, Failure> {
     use crate::auth::{Caller, Denied};
-    if !matches!(route, Route::Ask | Route::Mcp | Route::Who | Route::Config) {
+    if !matches!(
+        route,
+        Route::Ask | Route::Mcp | Route::Who | Route::Config | Route::Sites | Route::LlmsTxt
+    ) {
         return Ok(Caller::Anonymous);
     }
     let header = req.headers().get("authorization").map(|v| v.as_bytes());
-    let resource_metadata = format!("{}{RESOURCE_METADATA_PATH}", api_base_url(req));
+    let resource_metadata = format!("{}{RESOURCE_METADATA_PATH}", api_base_url(state, req));
     state.auth.check(header).map_err(|d| match d {
         Denied::NoCredentials => Failure::Unauthorized {
             error: None,
-            description: "this endpoint needs a bearer token (Authorization: Bearer <token>)"
-                .into(),
+            description: "this endpoint needs a bearer token (Authorization: Bearer <token>)",
             resource_metadata,
         },
         Denied::Invalid(error, description) => Failure::Unauthorized {
@@ -503,7 +564,7 @@ fn resource_metadata(
     req: &Request,
 ) -> crate::protocol::response::ProtectedResourceMetadata {
     crate::protocol::response::ProtectedResourceMetadata {
-        resource: api_base_url(req),
+        resource: api_base_url(state, req),
         authorization_servers: state.auth.issuer().map(|i| vec![i.to_string()]),
         scopes_supported: (!state.auth.scope().is_empty())
             .then(|| vec![state.auth.scope().to_string()]),
@@ -564,7 +625,7 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
         let mut limiter = limiter.lock().unwrap_or_else(|p| p.into_inner());
         limiter.check(key, (state.clock)())
     };
-    let ratelimit = format!(
+    let mut ratelimit = format!(
         "\"default\";r={};t={}",
         decision.remaining, decision.reset_secs
     );
@@ -582,7 +643,16 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
                 let asked = asked.unwrap_or_else(|| AskedFor::read(state, req));
                 answer_request(state, req, started, asked)
             }
-            Route::Mcp => mcp_request(state, req),
+            Route::Mcp => {
+                let r = mcp_request(state, req, key, limiter);
+                // A batch spent a token a request: report what is left.
+                let after = {
+                    let l = limiter.lock().unwrap_or_else(|p| p.into_inner());
+                    l.peek(key, (state.clock)())
+                };
+                ratelimit = format!("\"default\";r={};t={}", after.remaining, after.reset_secs);
+                r
+            }
             Route::OpenApi => {
                 let mut r = json_response(200, &state.openapi);
                 r.headers_mut()
@@ -596,7 +666,7 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
                 .body(Body::from(ask_index::llms::llms_txt(
                     &state.index,
                     &state.base_url,
-                    &api_base_url(req),
+                    &api_base_url(state, req),
                 )))
                 .expect("valid response"),
             Route::Sites => json_response(200, &state.sites()),
@@ -695,16 +765,37 @@ fn not_modified(
     )
 }
 
-/// Where the API is, as the client reached it: scheme, host and stage.
-fn api_base_url(req: &Request) -> String {
-    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let Some(host) = header("host") else {
+/// Where the API is, for self-links (llms.txt, the RFC 9728 metadata and
+/// `WWW-Authenticate`, `/config`, `/who`): `ask.public_base_url`, else the
+/// domain and stage API Gateway writes in the request context; never the
+/// client's `Host` or `X-Forwarded-Proto`. Empty (relative links) when there
+/// is neither, as behind an ALB.
+fn api_base_url(state: &State, req: &Request) -> String {
+    if !state.config.public_base_url.is_empty() {
+        return state.config.public_base_url.clone();
+    }
+    let (domain, stage) = match req.request_context_ref() {
+        Some(RequestContext::ApiGatewayV1(c)) => (c.domain_name.as_deref(), c.stage.as_deref()),
+        Some(RequestContext::ApiGatewayV2(c)) => (c.domain_name.as_deref(), c.stage.as_deref()),
+        _ => (None, None),
+    };
+    let host_like = |d: &&str| {
+        !d.is_empty()
+            && d.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+    };
+    let Some(domain) = domain.filter(host_like) else {
         return String::new();
     };
-    let scheme = header("x-forwarded-proto").unwrap_or("https");
-    let full = req.uri().path();
-    let stage = full.strip_suffix(path_of(req)).unwrap_or("");
-    format!("{scheme}://{host}{stage}")
+    let stage = stage
+        .filter(|s| !s.is_empty() && *s != "$default")
+        .filter(|s| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .map(|s| format!("/{s}"))
+        .unwrap_or_default();
+    format!("https://{domain}{stage}")
 }
 
 fn mcp_response(reply: mcp::Reply, headers: &[(&'static str, String)]) -> Response<Body> {
@@ -715,15 +806,24 @@ fn mcp_response(reply: mcp::Reply, headers: &[(&'static str, String)]) -> Respon
         builder = builder.header("content-type", "application/json");
     }
     for (name, value) in headers {
-        builder = builder.header(*name, value.as_str());
+        // A value that is not a valid header is left out, never a panic.
+        if let Ok(v) = lambda_http::http::HeaderValue::from_str(value) {
+            builder = builder.header(*name, v);
+        }
     }
     builder
         .body(reply.body.map(Body::from).unwrap_or(Body::Empty))
-        .expect("valid response")
+        .unwrap_or_else(|_| not_found())
 }
 
-/// `/mcp`: the body limit, then the JSON-RPC exchange.
-fn mcp_request(state: &State, req: &Request) -> Response<Body> {
+/// `/mcp`: the body limit, then the JSON-RPC exchange, whose batches spend
+/// a token a request from the caller's bucket.
+fn mcp_request(
+    state: &State,
+    req: &Request,
+    key: ClientKey,
+    limiter: &Mutex<RateLimiter>,
+) -> Response<Body> {
     let body = req.body().as_ref();
     if body.len() > state.config.max_body_bytes {
         let f = Failure::PayloadTooLarge {
@@ -736,19 +836,47 @@ fn mcp_request(state: &State, req: &Request) -> Response<Body> {
         .headers()
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok());
-    let asker = Asking { state, req };
+    let asker = Asking {
+        state,
+        req,
+        key,
+        limiter,
+    };
     mcp_response(mcp::handle(&asker, version, body), &[])
 }
 
-/// The `ask` tool's view of the endpoint.
+/// The `ask` tool's view of the endpoint, and the caller's bucket.
 struct Asking<'a> {
     state: &'a State,
     req: &'a Request,
+    key: ClientKey,
+    limiter: &'a Mutex<RateLimiter>,
 }
 
 impl mcp::Asker for Asking<'_> {
     fn product(&self) -> String {
         self.state.product.0.clone()
+    }
+
+    fn tool(&self) -> crate::protocol::mcp::Tool {
+        self.state.ask_tool.clone()
+    }
+
+    fn spend(&self, extra: u32) -> Result<(), Failure> {
+        if extra == 0 {
+            return Ok(());
+        }
+        let decision = {
+            let mut l = self.limiter.lock().unwrap_or_else(|p| p.into_inner());
+            l.check_n(self.key, (self.state.clock)(), extra)
+        };
+        if decision.allowed {
+            Ok(())
+        } else {
+            Err(Failure::RateLimited {
+                retry_after_secs: decision.retry_after_secs,
+            })
+        }
     }
 
     fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
@@ -859,7 +987,7 @@ fn answer_request(
 fn config_document(state: &State, req: &Request) -> ConfigDocument {
     use crate::protocol::response::{ConfigAuth, ConfigEndpoints, ConfigLimits, ConfigRateLimit};
     let c = &state.config;
-    let api = api_base_url(req);
+    let api = api_base_url(state, req);
     let at = |path: &str| format!("{api}{path}");
     let auth = state.auth.mode();
     let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
@@ -967,7 +1095,7 @@ fn who_request(state: &State, req: &Request) -> Response<Body> {
             content: vec![WhoContent {
                 kind: ResourceType::Resource,
                 resource: WhoResource {
-                    uri: format!("{}/ask", api_base_url(req)),
+                    uri: format!("{}/ask", api_base_url(state, req)),
                     mime_type: "application/ld+json".into(),
                     data: WhoSite {
                         kind: WebSiteType::WebSite,

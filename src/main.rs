@@ -30,13 +30,21 @@ async fn main() -> Result<(), Error> {
         && config.auth != nlweb_ask::auth::Mode::Off
         && let Some(url) = config.auth_jwks_url.clone()
     {
-        let jwks = nlweb_ask::auth::fetch_jwks(&url).await.map_err(|e| {
-            tracing::error!("{e}");
-            e
-        })?;
-        config.auth_jwks = Some(jwks);
+        match nlweb_ask::auth::fetch_jwks(&url).await {
+            Ok(jwks) => config.auth_jwks = Some(jwks),
+            // `optional`: anonymous callers are still served, and every
+            // token is refused (401) until an environment fetches the keys:
+            // never anonymous for a token.
+            Err(e) if config.auth == nlweb_ask::auth::Mode::Optional => {
+                tracing::error!("{e}; serving anonymous callers only, refusing every token");
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                return Err(e.into());
+            }
+        }
     }
-    if config.enabled {
+    if config.enabled && (config.auth_jwks.is_some() || config.auth_jwks_url.is_none()) {
         // A key set that does not parse fails the cold start, naming it.
         nlweb_ask::auth::from_config(&config).map_err(|e| {
             let e = format!("ask.auth: {e}");

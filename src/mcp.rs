@@ -13,11 +13,20 @@ use crate::protocol::mcp::{
 use crate::protocol::response::{Document, Echo, TextType};
 use crate::protocol::{FailureDocument, ResultItem, wire};
 
-/// What the `ask` tool needs from the endpoint: the product's name, and a
-/// way to run the `/ask` pipeline on a request body.
+/// Most messages in one batch (where the protocol version has batches).
+pub const MAX_BATCH: usize = 10;
+
+/// What the `ask` tool needs from the endpoint: the product's name, the
+/// tool (built once per cold start), a way to run the `/ask` pipeline, and
+/// the rate limit's purse for the work a batch asks for.
 pub trait Asker {
     /// The documented product, for the tool's description.
     fn product(&self) -> String;
+    /// The `ask` tool as `tools/list` gives it ([`ask_tool`], built once).
+    fn tool(&self) -> Tool;
+    /// Spends `extra` more tokens of the caller's bucket (the request has
+    /// spent one already); `Err` with the failure when fewer are left.
+    fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure>;
     /// Runs `/ask` on these URL parameters with at most `num_results`
     /// sections, and gives its document.
     fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document;
@@ -135,6 +144,24 @@ pub fn handle(asker: &impl Asker, version: Option<&str>, body: &[u8]) -> Reply {
             if batch.is_empty() {
                 return Reply::rejected(code::INVALID_REQUEST, "empty batch");
             }
+            if batch.len() > MAX_BATCH {
+                return Reply::rejected(
+                    code::INVALID_REQUEST,
+                    format!(
+                        "a batch holds at most {MAX_BATCH} messages; this one has {}",
+                        batch.len()
+                    ),
+                );
+            }
+            // Every request of the batch is one unit of work: one token each
+            // (the POST itself paid for the first).
+            let requests = batch
+                .iter()
+                .filter(|m| m.get("method").is_some() && m.get("id").is_some())
+                .count() as u32;
+            if let Err(f) = asker.spend(requests.saturating_sub(1)) {
+                return failure_reply(&f, &Echo::default());
+            }
             let replies: Vec<Response> = batch.into_iter().filter_map(|m| one(asker, m)).collect();
             if replies.is_empty() {
                 Reply::accepted()
@@ -216,7 +243,7 @@ fn method(asker: &impl Asker, m: &Message) -> Result<McpResult, (i32, String)> {
         }
         "ping" => Ok(McpResult::Empty(Empty {})),
         "tools/list" => Ok(McpResult::Tools(ToolsList {
-            tools: vec![ask_tool(&asker.product())],
+            tools: vec![asker.tool()],
         })),
         "tools/call" => {
             let p: CallToolParams = match &m.params {
@@ -331,6 +358,19 @@ mod tests {
         fn product(&self) -> String {
             "Widget".into()
         }
+        fn tool(&self) -> Tool {
+            ask_tool("Widget")
+        }
+        fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure> {
+            // A purse of 5 tokens, one of them spent by the POST.
+            if extra <= 4 {
+                Ok(())
+            } else {
+                Err(crate::protocol::Failure::RateLimited {
+                    retry_after_secs: 7,
+                })
+            }
+        }
         fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
             assert!(params.contains(&("streaming".into(), "false".into())));
             let f = crate::protocol::Failure::NoResults {
@@ -442,6 +482,34 @@ mod tests {
             .map(|r| r["id"].as_i64().unwrap())
             .collect();
         assert_eq!(ids, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_batch_costs_a_token_a_request_and_holds_at_most_ten() {
+        let batch = |n: usize| {
+            let m: Vec<String> = (0..n)
+                .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/list"}}"#))
+                .chain([r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()])
+                .collect();
+            format!("[{}]", m.join(","))
+        };
+        // 5 requests and a notification: 5 tokens, the purse holds them.
+        let (s, v) = post(Some("2025-03-26"), &batch(5));
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v.as_array().unwrap().len(), 5);
+        // 6 requests: one more than the purse, nothing is done.
+        let (s, v) = post(Some("2025-03-26"), &batch(6));
+        assert_eq!(s, 429, "{v}");
+        assert_eq!(v["error"]["code"], code::RATE_LIMITED);
+        // 11 messages: refused whatever the purse.
+        let (s, v) = post(Some("2025-03-26"), &batch(10));
+        assert_eq!(s, 400, "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 10")
+        );
     }
 
     #[test]

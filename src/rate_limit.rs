@@ -119,6 +119,13 @@ impl RateLimiter {
 
     /// Takes a token for `key` at time `now` (seconds, any fixed origin).
     pub fn check(&mut self, key: ClientKey, now: f64) -> Decision {
+        self.check_n(key, now, 1)
+    }
+
+    /// Takes `cost` tokens for `key` at once (a request that does `cost`
+    /// units of work), or none when fewer are left.
+    pub fn check_n(&mut self, key: ClientKey, now: f64, cost: u32) -> Decision {
+        let cost = f64::from(cost.max(1));
         let bucket = match self.current.get(&key) {
             Some(b) => *b,
             None => {
@@ -134,9 +141,9 @@ impl RateLimiter {
         };
         let elapsed = (now - bucket.updated).max(0.0);
         let mut tokens = (bucket.tokens + elapsed * self.per_sec).min(self.capacity);
-        let allowed = tokens >= 1.0;
+        let allowed = tokens >= cost;
         if allowed {
-            tokens -= 1.0;
+            tokens -= cost;
         }
         self.current.insert(
             key,
@@ -149,7 +156,9 @@ impl RateLimiter {
         let retry = if allowed {
             0
         } else {
-            ((1.0 - tokens) / self.per_sec).ceil().max(1.0) as u32
+            ((cost.min(self.capacity) - tokens) / self.per_sec)
+                .ceil()
+                .max(1.0) as u32
         };
         Decision {
             allowed,

@@ -323,7 +323,7 @@ fn config_refuses_auth_without_usable_keys() {
         ),
         (
             vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS_URL", "ftp://x")],
-            "http(s) URL",
+            "not an https URL",
         ),
     ] {
         let e = load(&pairs).unwrap_err().to_string();
@@ -406,4 +406,74 @@ fn mint_event_fixtures() {
             + "\n",
     )
     .unwrap();
+}
+
+/// A token signed by a key the function does not hold (rotated since the
+/// cold start, or a JWKS that could not be fetched then) starts one
+/// background fetch of the JWKS; later tokens of that key check out. Made-up
+/// `kid`s cost at most one fetch a minute.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_key_fetches_the_jwks_again_at_most_once_a_minute() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rotated = auth::rsa_key("rotated-1");
+    let body = auth::jwks(&[&rotated]);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let fetches = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = fetches.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            seen.fetch_add(1, Ordering::SeqCst);
+            let mut buf = vec![0u8; 4096];
+            let _ = sock.read(&mut buf).await;
+            let resp = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(resp.as_bytes()).await;
+        }
+    });
+    // The cold start could not fetch the keys (optional: anonymous still
+    // served); the URL is where they are fetched again from.
+    let url = format!("http://127.0.0.1:{port}/jwks.json");
+    let s = test_state::state(
+        docs_index(),
+        &[
+            ("ASK_AUTH", "optional"),
+            ("ASK_AUTH_JWKS_URL", url.as_str()),
+            ("ASK_AUTH_ISSUER", ISSUER),
+            ("ASK_AUTH_AUDIENCE", AUDIENCE),
+            ("ASK_RATE_LIMIT_PER_MINUTE", "1000"),
+        ],
+    );
+    assert_eq!(ask(&s, "198.51.100.90", None).status(), 200);
+    let good = bearer(&auth::token(&rotated, &auth::claims("rotated-partner")));
+    // The request that names the unknown key is refused; it starts the
+    // fetch, and once that is done the same token checks out.
+    assert_401(
+        &ask(&s, "198.51.100.90", Some(&good)),
+        Some("invalid_token"),
+    );
+    let mut waited = 0;
+    while ask(&s, "198.51.100.90", Some(&good)).status() != 200 {
+        assert!(waited < 100, "the key set was not fetched again");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    // Made-up kids: refused, and no second fetch within the minute.
+    for n in 0..20 {
+        let stranger = auth::rsa_key(&format!("made-up-{n}"));
+        let t = bearer(&auth::token(&stranger, &auth::claims("x")));
+        assert_401(&ask(&s, "198.51.100.91", Some(&t)), Some("invalid_token"));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    // The fetched keys still need this API's issuer and audience.
+    let mut other = auth::claims("rotated-partner");
+    other["aud"] = json!("https://another-api.example.com");
+    let t = bearer(&auth::token(&rotated, &other));
+    assert_401(&ask(&s, "198.51.100.92", Some(&t)), Some("invalid_token"));
 }

@@ -185,6 +185,11 @@ fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
     let mut env = vec![
         ("ASK_ENABLED", "true".to_string()),
         ("ASK_INDEX", index.display().to_string()),
+        // Self-links (llms.txt, /config) name the emulator's address.
+        (
+            "ASK_PUBLIC_BASE_URL",
+            format!("http://127.0.0.1:{port}/lambda-url/_"),
+        ),
     ];
     env.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
     let ask = ask(port, &env);

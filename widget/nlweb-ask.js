@@ -28,6 +28,17 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// A link only to an http(s) page: an answer's URLs come from the index,
+// and a corpus (a JSONL file) can hold a javascript: or data: URL.
+function safeUrl(url) {
+  try {
+    const u = new URL(url, location.href);
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
 class NlwebAsk extends HTMLElement {
   connectedCallback() {
     if (this.form) return;
@@ -136,7 +147,9 @@ class NlwebAsk extends HTMLElement {
     const parts = [];
     if (summary) {
       const p = el("p", { class: "nlweb-ask-summary" });
-      const links = new Map((summary.citations || []).map((c) => [String(c.index), c.url]));
+      const links = new Map(
+        (summary.citations || []).map((c) => [String(c.index), safeUrl(c.url)]).filter(([, u]) => u),
+      );
       // "… sentence. [2] …": each [n] becomes a link to its source.
       for (const piece of summary.text.split(/(\[\d+\])/)) {
         const n = piece.match(/^\[(\d+)\]$/)?.[1];
@@ -147,9 +160,9 @@ class NlwebAsk extends HTMLElement {
     }
     const list = el("ol", { class: "nlweb-ask-sources" });
     for (const it of items) {
-      list.append(
-        el("li", {}, el("a", { href: it.url }, it.name || it.url), el("p", {}, it.description || "")),
-      );
+      const url = safeUrl(it.url);
+      const title = url ? el("a", { href: url }, it.name || url) : el("span", {}, it.name || String(it.url));
+      list.append(el("li", {}, title, el("p", {}, it.description || "")));
     }
     parts.push(list);
     this.out.replaceChildren(...parts);

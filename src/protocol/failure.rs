@@ -147,8 +147,9 @@ pub enum Failure {
         /// RFC 6750 `error` (`invalid_token`, `invalid_request`), none when
         /// no credentials were sent.
         error: Option<&'static str>,
-        /// What is wrong, for the client's developer.
-        description: String,
+        /// What is wrong, for the client's developer: one fixed text per
+        /// case, never a library's message (it could echo the token).
+        description: &'static str,
         /// The protected-resource metadata URL (RFC 9728).
         resource_metadata: String,
     },
@@ -163,6 +164,16 @@ pub enum Failure {
     /// A bug (a panic caught while answering).
     #[error("the endpoint hit a bug; please retry or report it")]
     InternalError,
+    /// An answer over the configured response cap: not sent.
+    #[error(
+        "the answer would be {bytes} bytes, over this endpoint's cap of {limit} bytes (ask.max_response_bytes); ask for fewer results or send fewer messages at once"
+    )]
+    AnswerTooLarge {
+        /// The answer's size.
+        bytes: usize,
+        /// The cap.
+        limit: usize,
+    },
 }
 
 impl Failure {
@@ -179,7 +190,7 @@ impl Failure {
             Failure::RateLimited { .. } => FailureCode::RateLimited,
             Failure::Unauthorized { .. } => FailureCode::Unauthorized,
             Failure::Forbidden { .. } => FailureCode::Forbidden,
-            Failure::InternalError => FailureCode::InternalError,
+            Failure::InternalError | Failure::AnswerTooLarge { .. } => FailureCode::InternalError,
         }
     }
 

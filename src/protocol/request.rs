@@ -574,6 +574,7 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
             cfg.max_query_chars
         )));
     }
+    too_many_words("query", &query, cfg)?;
 
     let format = match m.prefer.response_format {
         Some(f) => {
@@ -616,6 +617,9 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
             cfg.max_query_chars
         )));
     }
+    for p in &prev {
+        too_many_words("a prev entry", p, cfg)?;
+    }
     let decontextualized_query = m
         .decontextualized_query
         .map(|s| s.into_string().trim().to_string())
@@ -627,6 +631,9 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         return Err(Failure::invalid_query(
             "decontextualized_query is over the query limit",
         ));
+    }
+    if let Some(d) = &decontextualized_query {
+        too_many_words("decontextualized_query", d, cfg)?;
     }
     let query_id = m
         .query_id
@@ -675,6 +682,22 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
         accept_language,
         contextual,
     })
+}
+
+/// A text whose transliteration (what the analysis reads) is over four
+/// times the character limit: a few characters that each stand for several
+/// words (U+FDFA for five) would otherwise cost many times what a question
+/// of the same length does. Scripts that transliterate into a few letters
+/// a character (Chinese, Japanese, Cyrillic) stay well within it.
+fn too_many_words(what: &str, text: &str, cfg: &Config) -> Result<(), Failure> {
+    let limit = cfg.max_query_chars.saturating_mul(4);
+    let len = ask_index::analyzer::transliterated_len(text);
+    if len > limit {
+        return Err(Failure::invalid_query(format!(
+            "{what} reads as {len} letters once transliterated; the limit is {limit}"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -168,8 +168,25 @@ assert.ok(await evaluate(`!!document.querySelector("nlweb-ask .nlweb-ask-sources
 await ask("deploy with sam again");
 const limited = await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-error[role=alert]")?.textContent`);
 assert.match(limited ?? "", /^Too many questions; try again in \d+ seconds\.$/);
+// 4. An answer whose URLs are not http(s) (a JSONL corpus can hold any
+// string): no link is made of them; the text stays.
+const hostile = await evaluate(`(() => {
+  const b = document.querySelector("nlweb-ask");
+  b.render(
+    { text: "Do it. [1] Or this. [2]", citations: [
+      { index: 1, url: "javascript:alert(1)" }, { index: 2, url: "https://docs.example.com/a" }] },
+    [{ name: "Bad", url: "javascript:alert(2)", description: "x" },
+     { name: "Data", url: "data:text/html,<script>alert(3)</script>", description: "y" },
+     { name: "Good", url: "https://docs.example.com/a", description: "z" }]);
+  return {
+    hrefs: [...b.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+    text: b.querySelector(".nlweb-ask-answer").textContent,
+  };
+})()`);
+assert.deepEqual(hostile.hrefs, ["https://docs.example.com/a", "https://docs.example.com/a"]);
+assert.ok(hostile.text.includes("Bad") && hostile.text.includes("[1]"), hostile.text);
 assert.deepEqual(consoleErrors, [], "no uncaught page errors");
 
-console.log(`widget in chromium: ok (${answer.cites.length} citations, ${answer.sources.length} sources, NO_RESULTS and 429 shown; screenshot ${screenshot})`);
+console.log(`widget in chromium: ok (${answer.cites.length} citations, ${answer.sources.length} sources, NO_RESULTS and 429 shown, no link of a javascript: or data: URL; screenshot ${screenshot})`);
 ws.close();
 done(0);

@@ -25,28 +25,62 @@ pub const ANALYZER_ID: &str = "en-snowball+identifiers/1";
 /// contribute their parts.
 const MAX_WHOLE_IDENTIFIER: usize = 64;
 
-/// Chunks of questions remembered per thread before the cache starts
-/// again: a bound on what a stream of questions can make the Lambda keep.
-const CHUNK_CACHE_MAX: usize = 1 << 18;
+/// Bytes (chunks, their terms and the table's share) a thread's chunk cache
+/// holds before it starts again, its memory given back: what clients send
+/// is kept in it, so the bound is on bytes, not entries.
+const CHUNK_CACHE_BYTES: usize = 1 << 20;
 
-/// Keyed by what clients send, so hashed with the standard library's
-/// randomly keyed hasher: no one can choose chunks that collide.
-type ChunkCache = std::collections::HashMap<Box<str>, (Option<Arc<str>>, Vec<Arc<str>>)>;
+/// Longest chunk kept in the cache. Words and identifiers are shorter; a
+/// longer run (a hash, a pasted blob, a character repeated) is analysed
+/// each time it comes, and not remembered.
+const MAX_CACHED_CHUNK: usize = 64;
+
+/// A chunk's whole identifier (if it is one) and its words.
+type ChunkTerms = (Option<Arc<str>>, Vec<Arc<str>>);
+
+/// Each chunk's analysis, keyed by what clients send, so hashed with the
+/// standard library's randomly keyed hasher (no one can choose chunks that
+/// collide), and the bytes it holds.
+#[derive(Default)]
+struct ChunkCache {
+    entries: std::collections::HashMap<Box<str>, ChunkTerms>,
+    bytes: usize,
+}
 
 thread_local! {
     /// Each chunk's analysis ([`Analyzer::analyze_chunk`]), per thread.
     static CHUNKS: std::cell::RefCell<ChunkCache> = Default::default();
 }
 
-/// Runs `f` with this thread's chunk cache, emptied first if it is full.
+/// Runs `f` with this thread's chunk cache, dropped first if it is full.
 fn with_chunks<R>(f: impl FnOnce(&mut ChunkCache) -> R) -> R {
     CHUNKS.with(|cell| {
         let mut cache = cell.borrow_mut();
-        if cache.len() >= CHUNK_CACHE_MAX {
-            cache.clear();
+        if cache.bytes >= CHUNK_CACHE_BYTES {
+            *cache = ChunkCache::default();
         }
         f(&mut cache)
     })
+}
+
+/// How long `text` is once transliterated to ASCII, as the analysis reads
+/// it: a character can stand for several words (U+FDFA for five), so this,
+/// not the character count, bounds what analysing `text` costs.
+pub fn transliterated_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                1
+            } else {
+                deunicode::deunicode_char(c).map_or(0, str::len)
+            }
+        })
+        .sum()
+}
+
+/// The bytes the chunk cache holds (for tests of its bound).
+pub fn chunk_cache_bytes() -> usize {
+    CHUNKS.with(|cell| cell.borrow().bytes)
 }
 
 /// Distinct chunks an index build remembers per thread, as term ids.
@@ -252,11 +286,20 @@ impl Analyzer {
         chunk: &str,
         found: impl FnOnce(&Option<Arc<str>>, &[Arc<str>]),
     ) {
-        if let Some((whole, words)) = cache.get(chunk) {
+        if let Some((whole, words)) = cache.entries.get(chunk) {
             return found(whole, words);
         }
         let analysed = self.analyze_chunk(chunk);
-        let (whole, words) = cache.entry(chunk.into()).or_insert(analysed);
+        if chunk.len() > MAX_CACHED_CHUNK {
+            return found(&analysed.0, &analysed.1);
+        }
+        // The key, each term's text and pointer, and the table's slot.
+        let term_bytes = |t: &Arc<str>| t.len() + 2 * std::mem::size_of::<usize>() * 2;
+        cache.bytes += chunk.len()
+            + analysed.0.iter().map(term_bytes).sum::<usize>()
+            + analysed.1.iter().map(term_bytes).sum::<usize>()
+            + 64;
+        let (whole, words) = cache.entries.entry(chunk.into()).or_insert(analysed);
         found(whole, words)
     }
 

@@ -61,18 +61,27 @@ pub fn query_terms(analyzer: &Analyzer, query: &str, prev: &[String]) -> Vec<(St
 /// The question's own terms (weight 1.0) with those of the earlier
 /// questions `prev` added (see [`query_terms`]).
 fn with_context(analyzer: &Analyzer, question: Vec<String>, prev: &[String]) -> Vec<(String, f32)> {
-    let mut terms: Vec<(String, f32)> = Vec::with_capacity(question.len());
-    let mut add = |t: String, w: f32| match terms.iter_mut().find(|(x, _)| *x == t) {
-        Some((_, old)) => *old = old.max(w),
-        None => terms.push((t, w)),
+    let mut terms: Vec<(String, f32)> = Vec::with_capacity(question.len().min(MAX_QUESTION_TERMS));
+    // Adds a term (its highest weight kept); the number of distinct terms.
+    let mut add = |t: String, w: f32| {
+        match terms.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, old)) => *old = old.max(w),
+            None => terms.push((t, w)),
+        }
+        terms.len()
     };
     for t in question {
-        add(t, 1.0);
+        if add(t, 1.0) >= MAX_QUESTION_TERMS {
+            break;
+        }
     }
     let mut w = CONTEXT_WEIGHT;
     for p in prev.iter().rev().take(MAX_CONTEXT) {
         let mut seen: Vec<String> = Vec::new();
         for t in analyzer.analyze(p) {
+            if seen.len() >= MAX_CONTEXT_TERMS {
+                break;
+            }
             if !seen.contains(&t) {
                 seen.push(t.clone());
                 add(t, w);
@@ -82,6 +91,14 @@ fn with_context(analyzer: &Analyzer, question: Vec<String>, prev: &[String]) -> 
     }
     terms
 }
+
+/// Most distinct terms read from a question. A real one has far fewer;
+/// text that analyses into many words (a character that transliterates
+/// into several, repeated) then costs no more than a long question.
+pub const MAX_QUESTION_TERMS: usize = 64;
+
+/// Most distinct terms read from each earlier question.
+pub const MAX_CONTEXT_TERMS: usize = 32;
 
 /// The `k` best sections for `query` after `prev`, best first, at most
 /// [`MAX_PER_PAGE`] a page.
