@@ -447,7 +447,7 @@ fn a_host_lambda_http_cannot_parse_is_a_400_not_a_panic() {
 #[test]
 fn raw_header_bytes_never_panic_the_handler() {
     use lambda_http::http::{HeaderName, HeaderValue};
-    let n = cases().min(200_000);
+    let n = cases();
     let mut runner = TestRunner::new(RunnerConfig {
         cases: n,
         failure_persistence: None,
