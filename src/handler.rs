@@ -491,7 +491,7 @@ fn cap_response(state: &State, route: Route, resp: &mut Response<Body>) {
     let f = Failure::AnswerTooLarge { bytes, limit };
     tracing::warn!(bytes, limit, route = route.path(), "answer over the cap");
     *resp = match route {
-        Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &[]),
+        Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None))),
         _ => failure_response(&f, None, &state.echo(None)),
     };
 }
@@ -608,7 +608,7 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
             }
         };
         return match route {
-            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &f.headers()),
+            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None))),
             _ => failure_response(&f, None, &state.echo(None)),
         };
     }
@@ -634,7 +634,7 @@ fn limited(state: &State, req: &Request, route: Route, started: Instant) -> Resp
             retry_after_secs: decision.retry_after_secs,
         };
         match route {
-            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None)), &f.headers()),
+            Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None))),
             _ => failure_response(&f, None, &state.echo(None)),
         }
     } else {
@@ -798,14 +798,14 @@ fn api_base_url(state: &State, req: &Request) -> String {
     format!("https://{domain}{stage}")
 }
 
-fn mcp_response(reply: mcp::Reply, headers: &[(&'static str, String)]) -> Response<Body> {
+fn mcp_response(reply: mcp::Reply) -> Response<Body> {
     let mut builder = Response::builder()
         .status(reply.status)
         .header("cache-control", "no-store");
     if reply.body.is_some() {
         builder = builder.header("content-type", "application/json");
     }
-    for (name, value) in headers {
+    for (name, value) in &reply.headers {
         // A value that is not a valid header is left out, never a panic.
         if let Ok(v) = lambda_http::http::HeaderValue::from_str(value) {
             builder = builder.header(*name, v);
@@ -830,7 +830,7 @@ fn mcp_request(
             bytes: body.len(),
             limit: state.config.max_body_bytes,
         };
-        return mcp_response(mcp::failure_reply(&f, &state.echo(None)), &[]);
+        return mcp_response(mcp::failure_reply(&f, &state.echo(None)));
     }
     let version = req
         .headers()
@@ -842,7 +842,7 @@ fn mcp_request(
         key,
         limiter,
     };
-    mcp_response(mcp::handle(&asker, version, body), &[])
+    mcp_response(mcp::handle(&asker, version, body))
 }
 
 /// The `ask` tool's view of the endpoint, and the caller's bucket.

@@ -35,10 +35,12 @@ pub trait Asker {
 /// The HTTP reply to one POST.
 #[derive(Debug, PartialEq)]
 pub struct Reply {
-    /// 200, 202 or 400.
+    /// 200, 202, or the status of a failure.
     pub status: u16,
     /// The JSON body, if any.
     pub body: Option<String>,
+    /// Headers the failure calls for (`Retry-After` with 429).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Reply {
@@ -46,6 +48,7 @@ impl Reply {
         Reply {
             status,
             body: Some(serde_json::to_string(v).unwrap_or_default()),
+            headers: Vec::new(),
         }
     }
 
@@ -59,6 +62,7 @@ impl Reply {
         Reply {
             status: 202,
             body: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -79,14 +83,16 @@ pub fn failure_reply(f: &crate::protocol::Failure, echo: &Echo) -> Reply {
         message: f.to_string(),
         data: serde_json::to_value(FailureDocument::new(f, None, echo)).ok(),
     };
-    Reply::json(
+    let mut reply = Reply::json(
         f.status(),
         &Response::Error {
             jsonrpc: JsonRpcVersion::V2,
             id: None,
             error,
         },
-    )
+    );
+    reply.headers = f.headers();
+    reply
 }
 
 /// The `ask` tool.

@@ -476,14 +476,23 @@ pub fn document() -> Value {
         ),
         (
             "/llms.txt",
-            get_only(
+            get_protected(
+                "llmsTxt",
                 "The docs' page list and these endpoints, in the llms.txt format, from the index",
                 text("llms.txt", "text/plain"),
+                vec![],
+                vec![],
             ),
         ),
         (
             "/sites",
-            get_only("The site this index serves", json("Sites", sites, &[])),
+            get_protected(
+                "sites",
+                "The site this index serves",
+                json("Sites", sites, &[]),
+                vec![],
+                vec![],
+            ),
         ),
         (
             "/config",
