@@ -95,6 +95,7 @@ type KeySet = std::sync::Arc<std::sync::RwLock<std::sync::Arc<Vec<Key>>>>;
 struct Refetch {
     url: String,
     last: std::sync::Mutex<Option<std::time::Instant>>,
+    wanted: std::sync::atomic::AtomicBool,
 }
 
 /// Seconds between two fetches of the JWKS caused by unknown keys: a
@@ -193,14 +194,15 @@ impl Auth {
         }
     }
 
-    /// This checker, fetching the key set again from `url` (in the
-    /// background, at most once in [`REFETCH_SECS`]) when a token names a
-    /// key it does not hold: keys rotated since the cold start, or keys
+    /// This checker, fetching the key set again from `url` (after the
+    /// answer, at most once in [`REFETCH_SECS`]) when a token names a key
+    /// it does not hold: keys rotated since the cold start, or keys
     /// that could not be fetched then.
     pub fn with_refetch(mut self, url: String) -> Auth {
         self.refetch = Some(Refetch {
             url,
             last: std::sync::Mutex::new(None),
+            wanted: std::sync::atomic::AtomicBool::new(false),
         });
         self
     }
@@ -209,33 +211,40 @@ impl Auth {
         self.keys.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Starts a fetch of the key set on the runtime this runs on, unless
-    /// one started less than [`REFETCH_SECS`] ago (or there is no URL or
-    /// no runtime). The request that caused it is refused all the same.
-    fn refetch_keys(&self) {
+    /// Asks for a fetch of the key set, unless one was asked for less than
+    /// [`REFETCH_SECS`] ago (or there is no URL). The request that asked is
+    /// refused all the same; [`Auth::refetch_if_wanted`] does the fetch.
+    fn want_refetch(&self) {
         let Some(r) = &self.refetch else {
             return;
         };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let mut last = r.last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_some_and(|t| t.elapsed().as_secs() < REFETCH_SECS) {
+            return;
+        }
+        *last = Some(std::time::Instant::now());
+        r.wanted.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Fetches the key set again if a token named a key it does not hold
+    /// (at most once in [`REFETCH_SECS`]), within [`JWKS_TIMEOUT_SECS`].
+    /// `main` awaits it after each answer, before handing the answer back:
+    /// a task left running would freeze with the Lambda environment.
+    pub async fn refetch_if_wanted(&self) {
+        let Some(r) = &self.refetch else {
             return;
         };
-        {
-            let mut last = r.last.lock().unwrap_or_else(|p| p.into_inner());
-            if last.is_some_and(|t| t.elapsed().as_secs() < REFETCH_SECS) {
-                return;
-            }
-            *last = Some(std::time::Instant::now());
+        if !r.wanted.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return;
         }
-        let (url, keys) = (r.url.clone(), self.keys.clone());
-        runtime.spawn(async move {
-            match fetch_jwks(&url).await.and_then(|j| parse_keys(&j)) {
-                Ok(fetched) => {
-                    tracing::info!(keys = fetched.len(), "JWKS fetched again");
-                    *keys.write().unwrap_or_else(|p| p.into_inner()) = std::sync::Arc::new(fetched);
-                }
-                Err(e) => tracing::error!("{e}"),
+        match fetch_jwks(&r.url).await.and_then(|j| parse_keys(&j)) {
+            Ok(fetched) => {
+                tracing::info!(keys = fetched.len(), "JWKS fetched again");
+                *self.keys.write().unwrap_or_else(|p| p.into_inner()) =
+                    std::sync::Arc::new(fetched);
             }
-        });
+            Err(e) => tracing::error!("{e}"),
+        }
     }
 
     /// The mode.
@@ -298,7 +307,7 @@ impl Auth {
             .filter(|k| k.alg == header.alg && (header.kid.is_none() || k.kid == header.kid))
             .collect();
         if candidates.is_empty() {
-            self.refetch_keys();
+            self.want_refetch();
         }
         let mut validation = Validation::new(header.alg);
         validation.leeway = LEEWAY_SECS;

@@ -178,8 +178,8 @@ impl Config {
             auth: crate::auth::Mode::Off,
             auth_jwks: a.auth_jwks,
             auth_jwks_url: a.auth_jwks_url,
-            auth_issuer: a.auth_issuer,
-            auth_audience: a.auth_audience,
+            auth_issuer: nonempty(a.auth_issuer),
+            auth_audience: nonempty(a.auth_audience),
             auth_scope: a
                 .auth_scope
                 .unwrap_or_else(|| crate::auth::DEFAULT_SCOPE.into()),
@@ -354,14 +354,11 @@ impl Config {
                 (None, Some(url)) => {
                     // Plain http only on this machine's loopback (tests, a
                     // local identity provider).
-                    let loopback = [
-                        "http://127.0.0.1:",
-                        "http://127.0.0.1/",
-                        "http://localhost:",
-                        "http://localhost/",
-                    ]
-                    .iter()
-                    .any(|p| url.starts_with(p));
+                    let loopback = url.strip_prefix("http://").is_some_and(|rest| {
+                        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+                        let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+                        !authority.contains('@') && matches!(host, "127.0.0.1" | "localhost")
+                    });
                     if !url.starts_with("https://") && !loopback {
                         return Err(ConfigError(format!(
                             "ASK_AUTH_JWKS_URL {url:?} is not an https URL: the keys that decide who may ask must come over TLS"

@@ -490,10 +490,17 @@ fn cap_response(state: &State, route: Route, resp: &mut Response<Body>) {
     }
     let f = Failure::AnswerTooLarge { bytes, limit };
     tracing::warn!(bytes, limit, route = route.path(), "answer over the cap");
-    *resp = match route {
+    let mut failure = match route {
         Route::Mcp => mcp_response(mcp::failure_reply(&f, &state.echo(None))),
         _ => failure_response(&f, None, &state.echo(None)),
     };
+    // The tokens it cost are still what they were.
+    for name in ["ratelimit", "ratelimit-policy"] {
+        if let Some(v) = resp.headers().get(name).cloned() {
+            failure.headers_mut().insert(name, v);
+        }
+    }
+    *resp = failure;
 }
 
 fn add_cors(state: &State, req: &Request, resp: &mut Response<Body>) {
@@ -707,10 +714,12 @@ fn raw_request(req: &Request) -> RawRequest<'_> {
 /// function of these (its generated `query_id` is derived from the same
 /// hash), so equal tags mean equal bytes.
 fn etag_hash(state: &State, parsed: &AskRequest) -> u64 {
+    // The rate limit's text is in the answer (its older in-band headers).
     let key = format!(
-        "{}\n{}\n{parsed:?}",
+        "{}\n{}\n{}\n{parsed:?}",
         state.index.meta.build_id,
-        env!("CARGO_PKG_VERSION")
+        env!("CARGO_PKG_VERSION"),
+        state.config.rate_limit_per_minute
     );
     ask_index::index::fnv1a64(key.as_bytes(), 0x6574_6167)
 }
@@ -787,7 +796,10 @@ fn api_base_url(state: &State, req: &Request) -> String {
     let Some(domain) = domain.filter(host_like) else {
         return String::new();
     };
+    // Behind a custom domain the stage is not in the path (a base-path
+    // mapping): only API Gateway's own domain takes it.
     let stage = stage
+        .filter(|_| domain.contains(".execute-api."))
         .filter(|s| !s.is_empty() && *s != "$default")
         .filter(|s| {
             s.bytes()
@@ -868,6 +880,13 @@ impl mcp::Asker for Asking<'_> {
         }
         let decision = {
             let mut l = self.limiter.lock().unwrap_or_else(|p| p.into_inner());
+            if u64::from(extra) + 1 > u64::from(l.quota()) {
+                return Err(Failure::InvalidRequest(format!(
+                    "this batch costs {} tokens, more than the {} a minute this endpoint allows: send fewer requests a batch",
+                    extra + 1,
+                    l.quota()
+                )));
+            }
             l.check_n(self.key, (self.state.clock)(), extra)
         };
         if decision.allowed {

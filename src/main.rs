@@ -104,7 +104,10 @@ async fn main() -> Result<(), Error> {
     };
     // lambda_http::run, with each event made readable first (see event.rs).
     let service = service_fn(move |req: Request| async move {
-        Ok::<Response<Body>, Error>(handler::respond(state, &req))
+        let resp = handler::respond(state, &req);
+        // A token that named an unknown key asked for the JWKS again.
+        state.auth.refetch_if_wanted().await;
+        Ok::<Response<Body>, Error>(resp)
     });
     lambda_http::lambda_runtime::run(SafeEvents(lambda_http::Adapter::from(service))).await
 }

@@ -114,6 +114,17 @@ fn each_tools_call_in_a_batch_spends_a_token() {
         json_of(&r)["error"]["data"]["error"]["code"],
         "RATE_LIMITED"
     );
+    // A batch that costs more than a whole bucket can never be paid for:
+    // 400, not a 429 whose Retry-After would never come true.
+    let small = state(&[("ASK_RATE_LIMIT_PER_MINUTE", "5")]);
+    let r = mcp(&small, "203.0.113.108", "2025-03-26", &batch(8, TOOLS_LIST));
+    assert_eq!(r.status(), 400, "{}", json_of(&r));
+    assert!(
+        json_of(&r)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("costs 8 tokens")
+    );
     // Versions without batches still refuse them.
     let r = mcp(&s, "203.0.113.105", "2025-06-18", &batch(2, TOOLS_LIST));
     assert_eq!(r.status(), 400);
@@ -353,6 +364,18 @@ fn auth_cannot_be_configured_open() {
             vec![
                 ("ASK_AUTH", "required"),
                 ("ASK_AUTH_JWKS_URL", "http://auth.example.com/jwks.json"),
+                ("ASK_AUTH_ISSUER", "https://auth.example.com/"),
+                ("ASK_AUTH_AUDIENCE", "https://nlweb-ask.example.com"),
+            ],
+            "not an https URL",
+        ),
+        (
+            vec![
+                ("ASK_AUTH", "required"),
+                (
+                    "ASK_AUTH_JWKS_URL",
+                    "http://localhost:@attacker.example/jwks.json",
+                ),
                 ("ASK_AUTH_ISSUER", "https://auth.example.com/"),
                 ("ASK_AUTH_AUDIENCE", "https://nlweb-ask.example.com"),
             ],
