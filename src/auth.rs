@@ -429,25 +429,6 @@ pub async fn fetch_jwks(url: &str) -> Result<String, String> {
         .map_err(|_| fail(format!("no answer within {JWKS_TIMEOUT_SECS} s")))?
 }
 
-/// The checker the configuration describes; with no usable key set (a
-/// URL not fetched yet) it refuses every credential, never falling open.
-pub fn from_config(c: &crate::config::Config) -> Result<Auth, String> {
-    if c.auth == Mode::Off {
-        return Ok(Auth::off());
-    }
-    let jwks = c
-        .auth_jwks
-        .as_deref()
-        .ok_or("the JWKS has not been fetched")?;
-    Auth::new(
-        c.auth,
-        jwks,
-        c.auth_issuer.clone(),
-        c.auth_audience.clone(),
-        c.auth_scope.clone(),
-    )
-}
-
 fn has_scope(claims: &Claims, want: &str) -> bool {
     let in_scope = claims
         .scope

@@ -71,7 +71,7 @@ pub struct Written {
 }
 
 /// A writer of answers from sources. Another provider implements this and
-/// is chosen in [`from_config`]; routes and the summary's checks stay the same.
+/// is chosen in `crate::built::generator`; routes and the summary's checks stay the same.
 pub trait Generator: Send + Sync {
     /// Its name in `_meta.generator.name` (`bedrock`).
     fn name(&self) -> &str;
@@ -92,17 +92,6 @@ pub struct BedrockConfig {
     pub max_tokens: u32,
     /// Whole-call limit, retries included.
     pub timeout: Duration,
-}
-
-/// The generator the configuration names, if it names a model; `None` is
-/// the extractive summarizer alone.
-pub fn from_config(config: &crate::config::Config) -> Result<Option<Box<dyn Generator>>, String> {
-    match &config.generator {
-        crate::config::GeneratorConfig::Extractive => Ok(None),
-        crate::config::GeneratorConfig::Bedrock(b) => {
-            Ok(Some(Box::new(Bedrock::from_environment(b.clone())?)))
-        }
-    }
 }
 
 /// The system prompt: rules the sources cannot change.

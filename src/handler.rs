@@ -19,8 +19,8 @@ use crate::config::Config;
 use crate::mcp;
 use crate::protocol::Failure;
 use crate::protocol::response::{
-    ConfigDocument, Document, Echo, NotFound, ResourceType, ResponseFormat, Site, SitesDocument,
-    WebSiteType, WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
+    Document, Echo, NotFound, ResourceType, ResponseFormat, Site, SitesDocument, WebSiteType,
+    WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
 };
 use crate::protocol::{self, AskRequest, FailureDocument, Mode, RawRequest, wire};
 use crate::rate_limit::{ClientKey, RateLimiter};
@@ -91,7 +91,7 @@ impl State {
         let product = ask_index::llms::product(&index);
         // Never open: an unusable key set refuses every credential (until a
         // refetch from ask.auth_jwks_url brings keys).
-        let mut auth = crate::auth::from_config(&config).unwrap_or_else(|_| {
+        let mut auth = crate::built::auth(&config).unwrap_or_else(|_| {
             crate::auth::Auth::without_keys(
                 config.auth,
                 config.auth_issuer.clone(),
@@ -1002,15 +1002,16 @@ fn answer_request(
     resp
 }
 
-/// `GET /config`: the public settings (see [`ConfigDocument`]).
-fn config_document(state: &State, req: &Request) -> ConfigDocument {
-    use crate::protocol::response::{ConfigAuth, ConfigEndpoints, ConfigLimits, ConfigRateLimit};
+/// `GET /config`: the public settings (see
+/// [`crate::protocol::settings::ConfigDocument`]).
+fn config_document(state: &State, req: &Request) -> crate::protocol::settings::ConfigDocument {
+    use crate::protocol::settings::{ConfigAuth, ConfigEndpoints, ConfigLimits, ConfigRateLimit};
     let c = &state.config;
     let api = api_base_url(state, req);
     let at = |path: &str| format!("{api}{path}");
     let auth = state.auth.mode();
     let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    ConfigDocument {
+    crate::protocol::settings::ConfigDocument {
         nlweb_gateway: api
             .split_once("://")
             .map_or(api.as_str(), |(_, rest)| rest)

@@ -10,11 +10,13 @@
 //! - [`mcp`]: the `/mcp` JSON-RPC exchange and the `ask` tool;
 //! - [`rate_limit`]: per-client token buckets;
 //! - [`auth`]: optional bearer-token (JWT) authentication;
+//! - [`built`]: the runtime objects (token checker, model) the config describes;
 //! - [`handler`]: routing, CORS, limits, failures → HTTP responses.
 #![deny(missing_docs)]
 
 pub mod answer;
 pub mod auth;
+pub mod built;
 pub mod config;
 pub mod event;
 pub mod generate;

@@ -46,7 +46,7 @@ async fn main() -> Result<(), Error> {
     }
     if config.enabled && (config.auth_jwks.is_some() || config.auth_jwks_url.is_none()) {
         // A key set that does not parse fails the cold start, naming it.
-        nlweb_ask::auth::from_config(&config).map_err(|e| {
+        nlweb_ask::built::auth(&config).map_err(|e| {
             let e = format!("ask.auth: {e}");
             tracing::error!("{e}");
             e
@@ -70,7 +70,7 @@ async fn main() -> Result<(), Error> {
             init_ms = t.elapsed().as_secs_f64() * 1e3,
             "index loaded"
         );
-        let generator = nlweb_ask::generate::from_config(&config).map_err(|e| {
+        let generator = nlweb_ask::built::generator(&config).map_err(|e| {
             let e = format!("ask.generator: {e}");
             tracing::error!("{e}");
             e

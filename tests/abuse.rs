@@ -15,6 +15,7 @@ use lambda_http::{Body, Request, Response};
 use nlweb_ask::handler::{State, respond};
 use serde_json::{Value, json};
 use support::docs::{docs_index, events_env, repo};
+use support::process::rss_kib;
 
 fn state(extra: &[(&str, &str)]) -> State {
     let env = events_env();
@@ -242,15 +243,6 @@ fn memory_stays_flat_under_10000_adversarial_requests() {
     );
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
-
 /// A bearer token whose header segment decodes to a control character:
 /// 401 with a fixed description, never a 500 from a header builder.
 #[test]
@@ -336,17 +328,8 @@ fn refused_tokens_get_one_fixed_description_per_case() {
 
 #[test]
 fn auth_cannot_be_configured_open() {
-    use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
     let jwks = std::fs::read_to_string(repo().join("tests/data/auth/jwks.json")).unwrap();
-    let load = |pairs: &[(&str, &str)]| {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        Config::load(EMBEDDED_CONFIG, &move |k| {
-            pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-        })
-    };
+    let load = test_state::load;
     for (pairs, says) in [
         (
             vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS", jwks.as_str())],

@@ -13,7 +13,6 @@ mod auth;
 
 use auth::{AUDIENCE, ISSUER, TestKey};
 use lambda_http::{Body, Response};
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::handler::{State, respond};
 use serde_json::{Value, json};
 use support::docs::{docs_index, repo};
@@ -298,15 +297,7 @@ fn the_protected_resource_metadata_names_the_issuer_and_scope() {
 
 #[test]
 fn config_refuses_auth_without_usable_keys() {
-    let load = |pairs: &[(&str, &str)]| {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        Config::load(EMBEDDED_CONFIG, &move |k| {
-            pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-        })
-    };
+    let load = test_state::load;
     for (pairs, says) in [
         (vec![("ASK_AUTH", "sometimes")], "off, optional or required"),
         (vec![("ASK_AUTH", "required")], "no key set"),

@@ -150,7 +150,7 @@ fn replays_every_saved_event() {
             }
             "JSON (config)" => {
                 assert_eq!(ct, "application/json", "{file}");
-                let doc: nlweb_ask::protocol::response::ConfigDocument =
+                let doc: nlweb_ask::protocol::settings::ConfigDocument =
                     serde_json::from_str(&body_text(&resp)).unwrap();
                 assert_eq!(doc.site, "docs", "{file}");
                 assert_eq!(doc.auth.mode, "optional", "{file}");

@@ -10,6 +10,7 @@ use lambda_http::Request;
 use nlweb_ask::handler::{State, respond};
 use serde_json::Value;
 use support::docs::{docs_index, repo};
+use support::process::rss_kib;
 
 fn state(extra: &[(&str, &str)]) -> State {
     test_state::state(docs_index(), extra)
@@ -29,16 +30,6 @@ fn template() -> Value {
         &std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap(),
     )
     .unwrap()
-}
-
-/// Resident memory of this process, in KiB (Linux).
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }
 
 #[test]

@@ -69,7 +69,7 @@ fn config_shows_the_settings_in_force_and_nothing_secret() {
     let r = get(&s, "/config", "203.0.113.1", &[]);
     assert_eq!(r.status(), 200);
     let d = doc(&r);
-    let typed: nlweb_ask::protocol::response::ConfigDocument =
+    let typed: nlweb_ask::protocol::settings::ConfigDocument =
         serde_json::from_value(d.clone()).unwrap();
     assert_eq!(d["protocol_version"], "0.55");
     assert_eq!(d["default_mode"], "list");

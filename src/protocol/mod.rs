@@ -1,6 +1,7 @@
 //! The NLWeb 0.55 protocol as this endpoint speaks it: request shapes
 //! ([`request`]), failures with their codes and statuses ([`failure`]),
-//! response documents and SSE events ([`response`]), and how answers are
+//! response documents and SSE events ([`response`]), the public settings
+//! of `/config` ([`settings`]), and how answers are
 //! written ([`wire`]). Every document the Lambda sends is built from these
 //! types; their JSON Schemas derive from the same definitions.
 
@@ -9,6 +10,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod request;
 pub mod response;
+pub mod settings;
 pub mod wire;
 
 pub use failure::{Failure, FailureCode};

@@ -143,7 +143,7 @@ pub fn document() -> Value {
     let mcp_response = g.of::<McpResponse>();
     let sites = g.of::<SitesDocument>();
     let resource_metadata = g.of::<super::response::ProtectedResourceMetadata>();
-    let config = g.of::<super::response::ConfigDocument>();
+    let config = g.of::<super::settings::ConfigDocument>();
     let who = g.of::<super::response::WhoDocument>();
 
     // GET parameters, one per member of UrlParams.

@@ -4,5 +4,6 @@ pub mod encoding;
 pub mod event_table;
 pub mod http;
 pub mod moto;
+pub mod process;
 pub mod scifact;
 pub mod sse;

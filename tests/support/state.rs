@@ -30,6 +30,18 @@ pub fn config(extra: &[(&str, &str)]) -> Config {
     Config::load(EMBEDDED_CONFIG, &env).unwrap()
 }
 
+/// The configuration of exactly these variables (no defaults added), or
+/// the error that refuses it.
+pub fn load(pairs: &[(&str, &str)]) -> Result<Config, nlweb_ask::config::ConfigError> {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    Config::load(EMBEDDED_CONFIG, &move |k| {
+        pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    })
+}
+
 /// A handler over `index` with that configuration.
 pub fn state(index: ask_index::Index, extra: &[(&str, &str)]) -> State {
     State::with_clock(config(extra), index, Box::new(|| 0.0))
