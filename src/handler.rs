@@ -49,9 +49,9 @@ pub struct State {
     pub auth: crate::auth::Auth,
     /// Token buckets of authenticated callers, by subject.
     pub auth_limiter: Mutex<RateLimiter>,
-    /// The MCP `ask` tool, built once (its schemas are the costly part of
-    /// `tools/list`).
-    pub ask_tool: crate::protocol::mcp::Tool,
+    /// The MCP `ask` tool, built on the first `tools/list` and kept (its
+    /// schemas are the costly part of it; the cold start does not pay).
+    pub ask_tool: std::sync::OnceLock<crate::protocol::mcp::Tool>,
     /// The model that writes summaries (`ask.generator`); `None`: the
     /// extractive summarizer. [`State::new`] leaves it `None`:
     /// [`State::with_generator`] sets it.
@@ -103,7 +103,7 @@ impl State {
             auth = auth.with_refetch(url);
         }
         State {
-            ask_tool: mcp::ask_tool(&product.0),
+            ask_tool: std::sync::OnceLock::new(),
             rules,
             auth,
             auth_limiter: Mutex::new(RateLimiter::new(
@@ -871,7 +871,10 @@ impl mcp::Asker for Asking<'_> {
     }
 
     fn tool(&self) -> crate::protocol::mcp::Tool {
-        self.state.ask_tool.clone()
+        self.state
+            .ask_tool
+            .get_or_init(|| mcp::ask_tool(&self.state.product.0))
+            .clone()
     }
 
     fn spend(&self, extra: u32) -> Result<(), Failure> {
