@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Deploys nlweb-ask to AWS with SAM and publishes the index of the docs.
 #
-#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs scripts/deploy.sh [extra `sam deploy` args]
+#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=bm25 scripts/deploy.sh [extra `sam deploy` args]
+#
+# RETRIEVER=hybrid also ships the sentence model (scripts/model.sh, checked
+# by sha256) as a Lambda layer and stores the sections' vectors in the index.
 #
 # 1. `sam build` (provided.al2023, arm64, through cargo-lambda).
 # 2. If the stack does not exist yet, a first `sam deploy` creates it (and its
@@ -21,7 +24,15 @@ source scripts/prereqs.sh
 STACK="${STACK:-nlweb-ask}"
 ENABLED="${ENABLED:-true}"
 DOCS="${DOCS:-docs/content/docs}"
+RETRIEVER="${RETRIEVER:-bm25}"
 export SAM_CLI_TELEMETRY=0
+# The model layer's content (template.yaml's ModelLayer): packaged by every
+# `sam build`, used only with Retriever=hybrid.
+model_dir="$(bash scripts/model.sh)"
+mkdir -p .aws-sam-model/model
+cp "$model_dir"/model.safetensors "$model_dir"/tokenizer.json "$model_dir"/config.json .aws-sam-model/model/
+model_args=(--no-model)
+if [ "$RETRIEVER" = hybrid ]; then model_args=(--model "$model_dir"); fi
 
 rustup target add aarch64-unknown-linux-gnu >/dev/null
 # `sam build` runs `cargo lambda build --release`: give it the settings of the
@@ -46,11 +57,11 @@ bucket=$(outputs | output IndexBucket)
 
 cargo build --release --locked -p build-index
 idx="$CARGO_TARGET_DIR/ask-index.idx"
-summary=$("$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" --out "$idx")
+summary=$("$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" "${model_args[@]}" --out "$idx")
 echo "$summary"
 build_id=$(sed -n 's/.*build id \([0-9a-f]*\).*/\1/p' <<<"$summary")
 key="index/$build_id.idx"
-"$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" --upload "s3://$bucket/$key"
+"$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" "${model_args[@]}" --upload "s3://$bucket/$key"
 
-sam deploy --stack-name "$STACK" --parameter-overrides "Enabled=$ENABLED" "IndexKey=$key" "$@"
+sam deploy --stack-name "$STACK" --parameter-overrides "Enabled=$ENABLED" "IndexKey=$key" "Retriever=$RETRIEVER" "$@"
 echo "deploy: /ask at $(outputs | output AskEndpoint), index s3://$bucket/$key"

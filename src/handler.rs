@@ -87,6 +87,8 @@ impl State {
             // Validated when the configuration was read.
             synonyms: ask_index::synonyms::Synonyms::new(&config.synonyms, &analyzer)
                 .unwrap_or_default(),
+            // Set by `with_hybrid` once the model is loaded.
+            hybrid: None,
         };
         let product = ask_index::llms::product(&index);
         // Never open: an unusable key set refuses every credential (until a
@@ -124,6 +126,13 @@ impl State {
             generator: None,
             counter: AtomicU64::new(0),
         }
+    }
+
+    /// This state ranking with the sentence model too (`ask.retriever:
+    /// hybrid`; see [`crate::built::hybrid`]).
+    pub fn with_hybrid(mut self, hybrid: ask_index::search::Hybrid) -> State {
+        self.rules.hybrid = Some(hybrid);
+        self
     }
 
     /// This state with `generator` writing the summaries of

@@ -75,7 +75,22 @@ async fn main() -> Result<(), Error> {
             tracing::error!("{e}");
             e
         })?;
-        let state = State::new(config, index);
+        let t_model = Instant::now();
+        let hybrid = nlweb_ask::built::hybrid(&config, &index).map_err(|e| {
+            let e = format!("ask.retriever: {e}");
+            tracing::error!("{e}");
+            e
+        })?;
+        let mut state = State::new(config, index);
+        if let Some(h) = hybrid {
+            tracing::info!(
+                model = ask_embed::MINILM_L6.id,
+                weight = h.weight,
+                model_ms = t_model.elapsed().as_secs_f64() * 1e3,
+                "hybrid retrieval: sentence model loaded"
+            );
+            state = state.with_hybrid(h);
+        }
         Box::leak(Box::new(match generator {
             Some(g) => {
                 tracing::info!(

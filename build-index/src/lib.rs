@@ -1,8 +1,9 @@
 //! The build-time half of nlweb-ask: reading `.mdx` docs into pages
-//! ([`mdx`], [`corpus`]) and storing the index in S3 ([`upload`]). The
+//! ([`mdx`], [`corpus`]), their sentence vectors ([`embed`]) and storing the index in S3 ([`upload`]). The
 //! `build-index` binary wires them to the command line.
 
 pub mod corpus;
+pub mod embed;
 pub mod mdx;
 pub mod upload;
 

@@ -52,6 +52,20 @@ struct BuildArgs {
     /// Base URL of the deployed API, for the endpoint links in llms.txt (default: paths only).
     #[arg(long, default_value = "")]
     api_base_url: String,
+    /// Also store each section's sentence vector, for `ask.retriever: hybrid`: the folder of the
+    /// pinned model's files (scripts/model.sh prints it; default $ASK_MODEL_DIR, else none).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Cache of embedded sections, so a rebuild embeds only what changed
+    /// (default $XDG_CACHE_HOME/nlweb-ask/embeddings.bin, else under ~/.cache).
+    #[arg(long)]
+    embed_cache: Option<PathBuf>,
+    /// Embed every section afresh, reading and writing no cache.
+    #[arg(long)]
+    no_embed_cache: bool,
+    /// Build without sentence vectors even when $ASK_MODEL_DIR is set.
+    #[arg(long, conflicts_with = "model")]
+    no_model: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -73,6 +87,15 @@ enum Command {
         /// Search the words as typed: no typo correction (to measure what it changes).
         #[arg(long)]
         no_typos: bool,
+        /// `bm25` (the words alone) or `hybrid` (mixed with the sentence model), like ask.retriever.
+        #[arg(long, default_value = "bm25", value_parser = ["bm25", "hybrid"])]
+        retriever: String,
+        /// For `hybrid`: the pinned model's folder (default $ASK_MODEL_DIR).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// For `hybrid`: weight of the sentence model's ranking, like ask.hybrid_weight.
+        #[arg(long, default_value_t = ask_index::search::HYBRID_WEIGHT)]
+        hybrid_weight: f32,
     },
 }
 
@@ -116,12 +139,16 @@ fn main() {
             boost,
             synonyms,
             no_typos,
+            retriever,
+            model,
+            hybrid_weight,
         }) => search(
             &index,
             top_k,
             boost.as_deref(),
             synonyms.as_deref(),
             no_typos,
+            (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
         None => build(cli.build),
     };
@@ -192,7 +219,32 @@ fn build(args: BuildArgs) -> Result<()> {
         built_at_unix: now,
     };
     let analyzer = Analyzer::new();
-    let index = ask_index::build(&pages, &opts, &analyzer).context("building the index")?;
+    let mut index = ask_index::build(&pages, &opts, &analyzer).context("building the index")?;
+    let bm25_done = started.elapsed();
+    let model = if args.no_model {
+        None
+    } else {
+        model_dir(args.model.clone())
+    };
+    let mut embedded = String::new();
+    if let Some(dir) = &model {
+        let cache_path = match (&args.embed_cache, args.no_embed_cache) {
+            (_, true) => None,
+            (Some(p), false) => Some(p.clone()),
+            (None, false) => build_index::embed::default_cache(),
+        };
+        let mut cache = build_index::embed::Cache::open(cache_path.as_deref());
+        let t = Instant::now();
+        let (vectors, counts) = build_index::embed::vectors(&index, dir, &mut cache, &progress)?;
+        embedded = format!(
+            ", sentence vectors: {} embedded + {} cached in {:.2} s (BM25 part {:.2} s)",
+            counts.embedded,
+            counts.cached,
+            t.elapsed().as_secs_f64(),
+            bm25_done.as_secs_f64()
+        );
+        index = index.with_vectors(vectors)?;
+    }
     let bytes = ask_index::encode(&index).context("encoding the index")?;
 
     if let Some(out) = &args.out {
@@ -228,7 +280,7 @@ fn build(args: BuildArgs) -> Result<()> {
         .filter(|&p| index.page_boost(p) != 1.0)
         .count();
     println!(
-        "built {} pages ({} generated reference, {} with a boost), {} sections, {} terms, {} postings, {} bytes in {:.2} s, build id {} -> {}",
+        "built {} pages ({} generated reference, {} with a boost), {} sections, {} terms, {} postings, {} bytes in {:.2} s{}, build id {} -> {}",
         m.pages,
         reference,
         boosted,
@@ -237,10 +289,20 @@ fn build(args: BuildArgs) -> Result<()> {
         m.postings,
         bytes.len(),
         started.elapsed().as_secs_f64(),
+        embedded,
         m.build_id,
         dest.join(", ")
     );
     Ok(())
+}
+
+/// The model folder: `--model`, else `$ASK_MODEL_DIR` when set.
+fn model_dir(arg: Option<PathBuf>) -> Option<PathBuf> {
+    arg.or_else(|| {
+        std::env::var_os("ASK_MODEL_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
 }
 
 fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
@@ -415,6 +477,7 @@ fn search(
     boost: Option<&str>,
     synonyms: Option<&str>,
     no_typos: bool,
+    hybrid: Option<(Option<PathBuf>, f32)>,
 ) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let n_bytes = bytes.len();
@@ -435,9 +498,29 @@ fn search(
             .context("--synonyms takes a JSON list of groups, such as [[\"cancel\", \"stop\"]]")?,
         None => Vec::new(),
     };
+    let hybrid = match hybrid {
+        None => None,
+        Some((dir, weight)) => {
+            let dir =
+                dir.context("--retriever hybrid needs the model: --model DIR or ASK_MODEL_DIR")?;
+            if index.vectors().is_empty() {
+                bail!(
+                    "{} has no sentence vectors: build it with `build-index --model DIR`",
+                    path.display()
+                );
+            }
+            let model = ask_embed::Embedder::load(&dir)
+                .with_context(|| format!("loading the sentence model from {}", dir.display()))?;
+            Some(ask_index::search::Hybrid {
+                encoder: std::sync::Arc::new(model),
+                weight,
+            })
+        }
+    };
     let rules = ask_index::search::Rules {
         page_weights: ask_index::boost::Boosts::new(&rules)?.page_weights(&index),
         synonyms: ask_index::synonyms::Synonyms::new(&groups, &analyzer)?,
+        hybrid,
     };
     let mut stdin = std::io::stdin().lock();
     let stdout = std::io::stdout();

@@ -15,7 +15,8 @@
 //! Magic, version, lengths and checksum are read before any decoding, so a
 //! wrong, truncated or corrupted file is refused with a message that says
 //! what to run. A change to anything the payload holds is a version bump:
-//! `tests/data/index-v2.idx` is opened by a test to make that conscious.
+//! `tests/data/index-v3.idx` is opened by a test to make that conscious
+//! (version 3 added the sections' sentence vectors).
 
 use crate::index::{BuildMeta, Index, IndexData};
 use crate::{Error, Result};
@@ -23,7 +24,7 @@ use crate::{Error, Result};
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";
 /// Format version written by this build; the only one it reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Size of the fixed prefix before the header.
 pub const PREFIX_LEN: usize = 32;
 
@@ -158,6 +159,9 @@ struct Borrowed<'a> {
     page_reference: &'a [u8],
     words: &'a str,
     word_end: &'a [u8],
+    vector_model: &'a str,
+    vector_scales: &'a [u8],
+    vector_codes: &'a [u8],
 }
 
 /// Checks and decodes a whole index file whose bytes the index then
@@ -192,6 +196,11 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
         page_reference: b.page_reference.to_vec(),
         words: b.words.to_string(),
         word_end: U32s::shared(share(b.word_end)),
+        vectors: crate::vectors::Vectors {
+            model: b.vector_model.to_string(),
+            scales: F32s::shared(share(b.vector_scales)),
+            codes: crate::arrays::Blob::Shared(share(b.vector_codes)),
+        },
     };
     data.validate(&meta)?;
     Ok(Index::new(meta, data))

@@ -188,6 +188,9 @@ pub(crate) struct IndexData {
     pub words: String,
     /// Per word: end offset in `words`.
     pub word_end: U32s,
+    /// Per section: its sentence vector, quantised (none when built
+    /// without a model).
+    pub vectors: crate::vectors::Vectors,
 }
 
 /// A page, borrowed from the index.
@@ -620,6 +623,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         page_reference: stored.page_reference,
         words,
         word_end,
+        vectors: crate::vectors::Vectors::default(),
     };
     let meta = BuildMeta {
         build_id: build_id(
@@ -729,6 +733,25 @@ impl Index {
             term_table: std::sync::OnceLock::new(),
             word_table: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The sections' sentence vectors (empty when built without a model).
+    pub fn vectors(&self) -> &crate::vectors::Vectors {
+        &self.data.vectors
+    }
+
+    /// This index with `vectors` for its sections (one per section, in
+    /// section order, or none).
+    pub fn with_vectors(mut self, vectors: crate::vectors::Vectors) -> Result<Index> {
+        if !vectors.is_valid(self.section_count()) {
+            return Err(Error::Invalid(format!(
+                "{} vectors for {} sections",
+                vectors.len(),
+                self.section_count()
+            )));
+        }
+        self.data.vectors = vectors;
+        Ok(self)
     }
 
     /// Number of pages.
@@ -1237,6 +1260,9 @@ impl IndexData {
         }
         if self.page_boost.iter().any(|b| !b.is_finite() || b < 0.0) {
             return bad("a page weight is not a number >= 0");
+        }
+        if !self.vectors.is_valid(n_sections) {
+            return bad("sentence vectors disagree with the sections");
         }
         if !self.word_end.is_well_formed() {
             return bad("word ends");

@@ -6,6 +6,7 @@
 //! - [`boost`]: per-path page weights a docs team sets;
 //! - [`synonyms`]: a docs team's synonym groups;
 //! - [`typo`]: correcting the question's words against the docs' words;
+//! - [`vectors`]: the sections' sentence vectors, searched exactly;
 //! - [`llms`]: the `llms.txt` of the indexed docs.
 //!
 //! Pure code: no I/O, no clock, no environment.
@@ -20,6 +21,7 @@ pub mod llms;
 pub mod search;
 pub mod synonyms;
 pub mod typo;
+pub mod vectors;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};
 pub use bytes::Bytes;

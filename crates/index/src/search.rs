@@ -154,7 +154,135 @@ fn rank(
 ) -> Vec<Hit> {
     let mut terms = with_context(analyzer, question, prev);
     rules.synonyms.expand(&mut terms);
-    retrieve_terms(index, &terms, k, &rules.page_weights, is_question(searched))
+    let question = is_question(searched);
+    if let Some(h) = &rules.hybrid {
+        // The question's meaning, read from the words searched (typos
+        // corrected); earlier questions reach the ranking through their
+        // terms only.
+        if let Some(v) = h.encoder.encode(searched)
+            && v.len() == index.vectors().dim()
+        {
+            return fused(
+                index,
+                &terms,
+                &v,
+                k,
+                &rules.page_weights,
+                question,
+                h.weight,
+            );
+        }
+    }
+    retrieve_terms(index, &terms, k, &rules.page_weights, question)
+}
+
+/// Default weight of the sentence model's ranking in hybrid retrieval
+/// (`ask.hybrid_weight`), chosen leave-one-corpus-out on the golden sets
+/// (BENCHMARKS.md, "Hybrid retrieval").
+pub const HYBRID_WEIGHT: f32 = 0.4;
+
+/// Turns a question into its sentence vector (unit length), for hybrid
+/// retrieval; `None` when it cannot (the words alone then rank).
+pub trait Encoder: Send + Sync {
+    /// The unit vector of `text`.
+    fn encode(&self, text: &str) -> Option<Vec<f32>>;
+}
+
+/// Hybrid retrieval (`ask.retriever: hybrid`): the sentence model's
+/// ranking mixed into the words' one.
+#[derive(Clone)]
+pub struct Hybrid {
+    /// The question's encoder (the model the index's vectors came from).
+    pub encoder: std::sync::Arc<dyn Encoder>,
+    /// Weight `w` of the vector ranking: each section scores
+    /// `(1 − w)·words + w·meaning`, both min–max normalised over their
+    /// own candidates ([`fused`]).
+    pub weight: f32,
+}
+
+impl std::fmt::Debug for Hybrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Hybrid {{ weight: {} }}", self.weight)
+    }
+}
+
+impl PartialEq for Hybrid {
+    fn eq(&self, o: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.encoder, &o.encoder) && self.weight == o.weight
+    }
+}
+
+/// How many candidates a ranking of `k` looks at: only pages with several
+/// sections need extra ones to diversify.
+fn pool(index: &Index, k: usize) -> usize {
+    if index.section_count() == index.page_count() {
+        k
+    } else {
+        k.saturating_mul(4).saturating_add(8)
+    }
+}
+
+/// `(min, max)` of the hits' scores.
+fn span(hits: &[Hit]) -> (f32, f32) {
+    hits.iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| {
+            (lo.min(h.score), hi.max(h.score))
+        })
+}
+
+/// Min–max normalised: the best of the list 1, its worst 0 (a list of one,
+/// or of equal scores, 1).
+fn normalised(score: f32, (lo, hi): (f32, f32)) -> f32 {
+    if hi > lo {
+        (score - lo) / (hi - lo)
+    } else {
+        1.0
+    }
+}
+
+/// The convex mix of the words' ranking (the BM25 candidates, weighted as
+/// [`retrieve_terms`] weighs them) and the meaning's (the sections whose
+/// vectors are nearest the question's, weighted the same way),
+/// each min–max normalised over its own candidates; a section missing from
+/// one list scores 0 there. A question none of whose words the docs use has
+/// no results, as with the words alone: the vectors re-rank and add to
+/// what the words found, they do not answer alone.
+pub fn fused(
+    index: &Index,
+    terms: &[(String, f32)],
+    query: &[f32],
+    k: usize,
+    page_weights: &[f32],
+    question: bool,
+    weight: f32,
+) -> Vec<Hit> {
+    let pool = pool(index, k);
+    let lexical = candidates(index, terms, pool, page_weights, question);
+    if lexical.is_empty() {
+        return lexical;
+    }
+    let dense = index.vectors().top(query, pool);
+    let (l_span, d_span) = (span(&lexical), span(&dense));
+    let mut mixed: Vec<Hit> = lexical
+        .iter()
+        .map(|h| Hit {
+            section: h.section,
+            score: (1.0 - weight) * normalised(h.score, l_span),
+        })
+        .collect();
+    for h in &dense {
+        let w = page_weight(index, page_weights, index.section_page(h.section), question);
+        let add = weight * normalised(h.score, d_span) * w;
+        match mixed.iter_mut().find(|m| m.section == h.section) {
+            Some(m) => m.score += add,
+            None => mixed.push(Hit {
+                section: h.section,
+                score: add,
+            }),
+        }
+    }
+    mixed.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
+    diversify(index, mixed, k)
 }
 
 /// What a docs team sets that changes ranking.
@@ -165,6 +293,9 @@ pub struct Rules {
     pub page_weights: Vec<f32>,
     /// `ask.synonyms`.
     pub synonyms: Synonyms,
+    /// `ask.retriever: hybrid`: the sentence model's part (`None`: the
+    /// words alone, BM25).
+    pub hybrid: Option<Hybrid>,
 }
 
 /// [`retrieve`] with the docs team's rules (page weights, synonyms), and no
@@ -188,6 +319,17 @@ pub fn retrieve_weighted(
     )
 }
 
+/// Page `page`'s weight: `page_weights[page]` (the config's globs), its
+/// own `search.boost`, and for a `question` [`REFERENCE_WEIGHT`] if it is
+/// a generated reference page.
+fn page_weight(index: &Index, page_weights: &[f32], page: u32, question: bool) -> f32 {
+    let mut w = page_weights.get(page as usize).copied().unwrap_or(1.0) * index.page_boost(page);
+    if question && index.page_is_reference(page) {
+        w *= REFERENCE_WEIGHT;
+    }
+    w
+}
+
 /// The `k` best sections for weighted terms, at most [`MAX_PER_PAGE`] a
 /// page, each page's score multiplied by its weight: `page_weights[page]`
 /// (the config's globs), the page's own `search.boost`, and for a
@@ -199,21 +341,23 @@ pub fn retrieve_terms(
     page_weights: &[f32],
     question: bool,
 ) -> Vec<Hit> {
-    // Only pages with several sections need extra candidates to diversify.
-    let pool = if index.section_count() == index.page_count() {
-        k
-    } else {
-        k.saturating_mul(4).saturating_add(8)
-    };
+    let candidates = candidates(index, terms, pool(index, k), page_weights, question);
+    diversify(index, candidates, k)
+}
+
+/// The `pool` best sections for weighted terms, each page's score
+/// multiplied by its weight (see [`retrieve_terms`]), best first.
+fn candidates(
+    index: &Index,
+    terms: &[(String, f32)],
+    pool: usize,
+    page_weights: &[f32],
+    question: bool,
+) -> Vec<Hit> {
     let mut candidates = index.search_terms(terms, pool);
     let mut reweighed = false;
     for h in candidates.iter_mut() {
-        let page = index.section_page(h.section);
-        let mut w =
-            page_weights.get(page as usize).copied().unwrap_or(1.0) * index.page_boost(page);
-        if question && index.page_is_reference(page) {
-            w *= REFERENCE_WEIGHT;
-        }
+        let w = page_weight(index, page_weights, index.section_page(h.section), question);
         if w != 1.0 {
             h.score *= w;
             reweighed = true;
@@ -222,6 +366,11 @@ pub fn retrieve_terms(
     if reweighed {
         candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
     }
+    candidates
+}
+
+/// The first `k` of ranked `candidates`, at most [`MAX_PER_PAGE`] a page.
+fn diversify(index: &Index, candidates: Vec<Hit>, k: usize) -> Vec<Hit> {
     let mut per_page: Vec<(u32, usize)> = Vec::with_capacity(k.min(candidates.len()));
     let mut out = Vec::with_capacity(k);
     for h in candidates {

@@ -1,26 +1,54 @@
-//! The committed `tests/data/index-v2.idx` must keep opening: a change to
+//! The committed `tests/data/index-v3.idx` must keep opening: a change to
 //! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
-//! So must `index-v2-interleaved.idx`, the same index as built before the
-//! stored text was laid out labels first: indexes already deployed.
+//! So must `index-v3-vectors.idx`, the same corpus with sentence vectors.
+//! Version 2 indexes (no vectors) are refused with a message that names
+//! the command that rebuilds them.
 
 use ask_index::{Analyzer, FORMAT_VERSION, decode, search};
 
+fn committed(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(path).expect("the index is committed")
+}
+
 #[test]
-fn opens_the_committed_v2_indexes() {
-    for name in ["index-v2.idx", "index-v2-interleaved.idx"] {
-        opens(name);
+fn opens_the_committed_v3_indexes() {
+    opens("index-v3.idx");
+    let idx = opens("index-v3-vectors.idx");
+    assert_eq!(idx.vectors().len(), 4);
+    assert_eq!(idx.vectors().dim(), 384);
+    assert!(idx.vectors().model.starts_with("all-MiniLM-L6-v2"));
+    // Each stored vector is a unit vector, nearest to itself.
+    let v = idx.vectors();
+    for i in 0..v.len() {
+        let row: Vec<f32> = v.codes[i * 384..(i + 1) * 384]
+            .iter()
+            .map(|&c| f32::from(c as i8) * v.scales.get(i))
+            .collect();
+        assert!((v.similarity(&row, i) - 1.0).abs() < 0.02, "section {i}");
+        assert_eq!(v.top(&row, 1)[0].section, i as u32);
     }
 }
 
-fn opens(name: &str) {
-    let path = format!("{}/../../tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(path).expect("the index is committed");
+#[test]
+fn refuses_version_2_naming_the_command_that_rebuilds_it() {
+    for name in ["index-v2.idx", "index-v2-interleaved.idx"] {
+        let e = decode(&committed(name)).unwrap_err().to_string();
+        assert!(
+            e.contains("format version 2") && e.contains("`build-index`"),
+            "{e}"
+        );
+    }
+}
+
+fn opens(name: &str) -> ask_index::Index {
+    let bytes = committed(name);
     assert_eq!(&bytes[..8], b"NLWASKIX");
     assert_eq!(
-        FORMAT_VERSION, 2,
+        FORMAT_VERSION, 3,
         "a new version needs a new committed index"
     );
-    let idx = decode(&bytes).expect("v2 index decodes");
+    let idx = decode(&bytes).expect("v3 index decodes");
     assert_eq!(idx.meta.pages, 2);
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
@@ -44,4 +72,5 @@ fn opens(name: &str) {
         idx.page(idx.section(hits[0].section).page).path,
         "guides/deploy.mdx"
     );
+    idx
 }

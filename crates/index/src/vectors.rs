@@ -1,0 +1,237 @@
+//! Sentence vectors of the sections, stored quantised, searched exactly.
+//!
+//! Each section's unit vector (from the sentence model `build-index
+//! --model` runs) is kept as one byte a number: `round(x / scale)` with
+//! `scale = max |x| / 127` of that vector, so 384 numbers cost 388 bytes
+//! instead of 1,536. A question's vector (full precision) is compared with
+//! every section's by a dot product: an exact scan, no approximate index.
+//! At docs scale that is cheap: 384 multiply-adds a section, about 1 ms for
+//! 10,000 sections on one core; past a few hundred thousand sections an
+//! approximate index would pay for itself (docs/operations.md).
+
+use crate::Hit;
+use crate::arrays::{Blob, F32s};
+
+/// Quantised unit vectors, one per section (or none at all).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Vectors {
+    /// The model that made them (empty: none).
+    pub model: String,
+    /// Per section: the scale of its codes.
+    pub scales: F32s,
+    /// Per section: `dim` codes (`i8`, stored as bytes).
+    pub codes: Blob,
+}
+
+/// One vector as stored: its scale and codes.
+pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
+    let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return (0.0, vec![0; v.len()]);
+    }
+    let scale = max / 127.0;
+    (
+        scale,
+        v.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+            .collect(),
+    )
+}
+
+impl Vectors {
+    /// Vectors of `model` from each section's scale and codes (all of one
+    /// length).
+    pub fn from_quantised(model: &str, rows: &[(f32, Vec<i8>)]) -> Vectors {
+        let mut codes = Vec::with_capacity(rows.iter().map(|r| r.1.len()).sum());
+        for (_, c) in rows {
+            codes.extend(c.iter().map(|&x| x as u8));
+        }
+        Vectors {
+            model: model.to_string(),
+            scales: rows.iter().map(|r| r.0).collect(),
+            codes: Blob::Owned(codes),
+        }
+    }
+
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// True when the index has no vectors.
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// Numbers in each vector (0 when there are none).
+    pub fn dim(&self) -> usize {
+        self.codes.len().checked_div(self.len()).unwrap_or(0)
+    }
+
+    /// Consistent with `sections` sections: none, or one each of one
+    /// length, with finite scales.
+    pub(crate) fn is_valid(&self, sections: usize) -> bool {
+        if !self.scales.is_well_formed() {
+            return false;
+        }
+        if self.is_empty() {
+            return self.codes.is_empty() && self.model.is_empty();
+        }
+        !self.model.is_empty()
+            && self.len() == sections
+            && self.dim() > 0
+            && self.codes.len() == self.dim() * self.len()
+            && self.scales.iter().all(|s| s.is_finite() && s >= 0.0)
+    }
+
+    /// Section `i`'s similarity to the unit vector `query`.
+    #[inline]
+    pub fn similarity(&self, query: &[f32], i: usize) -> f32 {
+        let d = self.dim();
+        let row = &self.codes[i * d..i * d + d];
+        // Four lanes the compiler keeps in registers.
+        let mut acc = [0.0f32; 4];
+        let (q4, r4) = (query.chunks_exact(4), row.chunks_exact(4));
+        let (qt, rt) = (q4.remainder(), r4.remainder());
+        for (q, r) in q4.zip(r4) {
+            for l in 0..4 {
+                acc[l] += q[l] * f32::from(r[l] as i8);
+            }
+        }
+        let tail: f32 = qt
+            .iter()
+            .zip(rt)
+            .map(|(q, &r)| q * f32::from(r as i8))
+            .sum();
+        (acc[0] + acc[1] + acc[2] + acc[3] + tail) * self.scales.get(i)
+    }
+
+    /// The `k` sections most similar to `query` (best first, ties by
+    /// section id), by a scan of every vector; empty when the query's
+    /// length is not the vectors'.
+    pub fn top(&self, query: &[f32], k: usize) -> Vec<Hit> {
+        if query.len() != self.dim() || k == 0 {
+            return Vec::new();
+        }
+        let mut heap: std::collections::BinaryHeap<Worst> =
+            std::collections::BinaryHeap::with_capacity(k + 1);
+        for i in 0..self.len() {
+            let score = self.similarity(query, i);
+            if heap.len() < k {
+                heap.push(Worst(Hit {
+                    section: i as u32,
+                    score,
+                }));
+            } else if heap.peek().is_some_and(|w| better(score, i as u32, &w.0)) {
+                heap.pop();
+                heap.push(Worst(Hit {
+                    section: i as u32,
+                    score,
+                }));
+            }
+        }
+        let mut out: Vec<Hit> = heap.into_iter().map(|w| w.0).collect();
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
+        out
+    }
+}
+
+/// Does (`score`, `section`) rank above `h`?
+fn better(score: f32, section: u32, h: &Hit) -> bool {
+    score
+        .total_cmp(&h.score)
+        .then(h.section.cmp(&section))
+        .is_gt()
+}
+
+/// A hit ordered so that the heap's top is the worst kept.
+struct Worst(Hit);
+
+impl PartialEq for Worst {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // Greater = worse: lower score, then higher section id.
+        o.0.score
+            .total_cmp(&self.0.score)
+            .then(self.0.section.cmp(&o.0.section))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn unit(v: Vec<f32>) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if n == 0.0 {
+            return v;
+        }
+        v.into_iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn quantised_vectors_keep_their_cosine() {
+        let a = unit(
+            (0..384)
+                .map(|i| ((i * 7 % 13) as f32 - 6.0) / 6.0)
+                .collect(),
+        );
+        let b = unit(
+            (0..384)
+                .map(|i| ((i * 5 % 11) as f32 - 5.0) / 5.0)
+                .collect(),
+        );
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        let v = Vectors::from_quantised("m", &[quantise(&b)]);
+        assert!((v.similarity(&a, 0) - exact).abs() < 0.01);
+        assert_eq!(v.dim(), 384);
+        assert!(v.is_valid(1));
+        assert!(!v.is_valid(2));
+    }
+
+    proptest! {
+        /// The scan's top k is exactly the top k of a brute-force cosine
+        /// over the same stored (quantised) vectors.
+        #[test]
+        fn the_scan_returns_the_exact_top_k(
+            rows in prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 1..60),
+            query in prop::collection::vec(-1.0f32..1.0, 8),
+            k in 1usize..20,
+        ) {
+            let stored: Vec<(f32, Vec<i8>)> = rows.iter().map(|r| quantise(&unit(r.clone()))).collect();
+            let v = Vectors::from_quantised("m", &stored);
+            let q = unit(query);
+            let mut brute: Vec<(f32, u32)> = stored
+                .iter()
+                .enumerate()
+                .map(|(i, (s, c))| {
+                    let dot: f32 = q.iter().zip(c).map(|(x, &y)| x * f32::from(y)).sum();
+                    (dot * s, i as u32)
+                })
+                .collect();
+            brute.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let top = v.top(&q, k);
+            prop_assert_eq!(top.len(), k.min(rows.len()));
+            for (h, (score, id)) in top.iter().zip(&brute) {
+                // Same ranking; scores equal up to summation order.
+                prop_assert!((h.score - score).abs() < 1e-4, "{:?} vs {:?}", h, (score, id));
+                if h.section != *id {
+                    // Only a tie (up to summation order) may swap ids.
+                    let theirs = brute.iter().find(|b| b.1 == h.section).unwrap().0;
+                    prop_assert!((theirs - score).abs() < 1e-4, "{:?} is not a tie of {}", h, id);
+                }
+            }
+        }
+    }
+}

