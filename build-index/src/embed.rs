@@ -66,6 +66,10 @@ impl Cache {
             for r in bytes[MAGIC.len()..].chunks_exact(RECORD) {
                 let k: Key = r[..16].try_into().expect("16 bytes");
                 let scale = f32::from_le_bytes(r[16..20].try_into().expect("4 bytes"));
+                // A damaged record is embedded again, not stored.
+                if !scale.is_finite() || scale < 0.0 {
+                    continue;
+                }
                 map.insert(k, (scale, r[20..].iter().map(|&b| b as i8).collect()));
             }
         }
@@ -105,7 +109,9 @@ impl Cache {
             bytes.extend_from_slice(&scale.to_le_bytes());
             bytes.extend(codes.iter().map(|&c| c as u8));
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        static SAVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
         std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
         std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
         Ok(())
@@ -151,7 +157,7 @@ pub fn vectors(
         // Saved as it goes: an interrupted build keeps what it embedded.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         for chunk in missing.chunks(512) {
-            // One batch a core, each run on one thread (see `one_thread`).
+            // One batch a core, run side by side.
             let part = chunk.len().div_ceil(threads);
             let vs: Vec<Vec<f32>> = std::thread::scope(|s| {
                 let jobs: Vec<_> = chunk
@@ -175,15 +181,23 @@ pub fn vectors(
             cache.added += chunk.len();
             pb.inc(chunk.len() as u64);
             if cache.added >= 4096 {
-                cache.save()?;
+                save(cache);
                 cache.added = 0;
             }
         }
         pb.finish_and_clear();
-        cache.save()?;
+        save(cache);
     }
     let rows: Vec<(f32, Vec<i8>)> = keys.iter().map(|k| cache.map[k].clone()).collect();
     Ok((Vectors::from_quantised(MINILM_L6.id, &rows), counts))
+}
+
+/// Saves the cache; one that cannot be written (a read-only home) costs
+/// the next build time, not this build.
+fn save(cache: &Cache) {
+    if let Err(e) = cache.save() {
+        eprintln!("warning: embedding cache not saved: {e:#}");
+    }
 }
 
 /// The cache file used unless `--embed-cache` names another:

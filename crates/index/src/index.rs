@@ -750,6 +750,13 @@ impl Index {
                 self.section_count()
             )));
         }
+        // The build id names the contents: the same corpus with vectors is
+        // another index.
+        let id = fnv1a64(
+            vectors.model.as_bytes(),
+            fnv1a64(self.meta.build_id.as_bytes(), 0),
+        );
+        self.meta.build_id = format!("{id:016x}");
         self.data.vectors = vectors;
         Ok(self)
     }

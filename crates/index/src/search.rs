@@ -261,7 +261,10 @@ pub fn fused(
     if lexical.is_empty() {
         return lexical;
     }
-    let dense = index.vectors().top(query, pool);
+    let mut dense = index.vectors().top(query, pool);
+    for h in dense.iter_mut() {
+        h.score *= page_weight(index, page_weights, index.section_page(h.section), question);
+    }
     let (l_span, d_span) = (span(&lexical), span(&dense));
     let mut mixed: Vec<Hit> = lexical
         .iter()
@@ -271,14 +274,15 @@ pub fn fused(
         })
         .collect();
     for h in &dense {
-        let w = page_weight(index, page_weights, index.section_page(h.section), question);
-        let add = weight * normalised(h.score, d_span) * w;
+        let add = weight * normalised(h.score, d_span);
         match mixed.iter_mut().find(|m| m.section == h.section) {
             Some(m) => m.score += add,
-            None => mixed.push(Hit {
+            // At weight 0 the words rank alone.
+            None if add > 0.0 => mixed.push(Hit {
                 section: h.section,
                 score: add,
             }),
+            None => {}
         }
     }
     mixed.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));

@@ -114,7 +114,7 @@ impl Vectors {
             return Vec::new();
         }
         let mut heap: std::collections::BinaryHeap<Worst> =
-            std::collections::BinaryHeap::with_capacity(k + 1);
+            std::collections::BinaryHeap::with_capacity(k.min(self.len()) + 1);
         for i in 0..self.len() {
             let score = self.similarity(query, i);
             if heap.len() < k {
