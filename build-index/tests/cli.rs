@@ -212,6 +212,24 @@ fn amplify_pages_carry_their_imported_fragments() {
     );
 }
 
+/// Mean nDCG@10 of `build-index search` runs over the SciFact claims
+/// judged in `qrels`.
+fn scifact_ndcg(runs: &[serde_json::Value], qrels: &scifact::Qrels) -> f64 {
+    let total: f64 = runs
+        .iter()
+        .map(|r| {
+            let ranked: Vec<&str> = r["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["id"].as_str().unwrap())
+                .collect();
+            scifact::ndcg_at_10(&ranked, &qrels[r["query_id"].as_str().unwrap()])
+        })
+        .sum();
+    total / qrels.len() as f64
+}
+
 #[test]
 fn scifact_ndcg_at_10_is_at_least_0_68() {
     if !needs("scifact_ndcg_at_10_is_at_least_0_68", &["beir-scifact"]) {
@@ -230,17 +248,7 @@ fn scifact_ndcg_at_10_is_at_least_0_68() {
     let input: String = queries.iter().map(|q| format!("{}\n", q.2)).collect();
     let runs = search(&out, 10, &input);
     assert_eq!(runs.len(), 300);
-    let mut ndcg = 0.0;
-    for r in &runs {
-        let ranked: Vec<&str> = r["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["id"].as_str().unwrap())
-            .collect();
-        ndcg += scifact::ndcg_at_10(&ranked, &qrels[r["query_id"].as_str().unwrap()]);
-    }
-    let ndcg = ndcg / qrels.len() as f64;
+    let ndcg = scifact_ndcg(&runs, &qrels);
     eprintln!("SciFact nDCG@10 = {ndcg:.4}");
     assert!(ndcg >= 0.68, "SciFact nDCG@10 {ndcg:.4} < 0.68");
     // The sentence model alone and mixed in, on claims it was not tuned on.
@@ -265,20 +273,10 @@ fn scifact_ndcg_at_10_is_at_least_0_68() {
             "--hybrid-weight",
             w,
         ];
-        let runs = search_with(&vec_out, 10, &input, &args);
-        let total: f64 = runs
-            .iter()
-            .map(|r| {
-                let ranked: Vec<&str> = r["hits"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|h| h["id"].as_str().unwrap())
-                    .collect();
-                scifact::ndcg_at_10(&ranked, &qrels[r["query_id"].as_str().unwrap()])
-            })
-            .sum();
-        figures.push(total / qrels.len() as f64);
+        figures.push(scifact_ndcg(
+            &search_with(&vec_out, 10, &input, &args),
+            &qrels,
+        ));
     }
     eprintln!(
         "SciFact nDCG@10: BM25 {ndcg:.4}, dense {:.4}, hybrid (weight {}) {:.4}",
