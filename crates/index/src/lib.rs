@@ -16,6 +16,7 @@ pub mod analyzer;
 pub mod arrays;
 pub mod boost;
 pub mod format;
+mod hash;
 pub mod index;
 pub mod llms;
 pub mod search;

@@ -244,19 +244,19 @@ pub(crate) struct WordLookup {
     /// have them: a range, since the vocabulary is sorted by length, then
     /// text.
     ranges: Vec<(u32, u32)>,
-    /// The words by their letters after the first ([`crate::index::hash_table`]):
+    /// The words by their letters after the first ([`crate::hash::hash_table`]):
     /// the words one edit at the front away from a typed word, whatever
     /// their first letter, in one lookup.
     by_rest: Vec<u32>,
 }
 
 impl WordLookup {
-    fn new(d: &crate::index::IndexData) -> WordLookup {
-        let n = d.word_end.len();
+    /// The lookups of the `n` words `word(i)` (sorted by length, then text).
+    fn new<'a>(n: usize, word: impl Fn(usize) -> &'a str) -> WordLookup {
         let mut ranges = vec![(0u32, 0u32); (MAX_WORD + 1) * 26];
         let mut letters_of = Vec::with_capacity(n);
         for i in 0..n {
-            let w = d.word(i);
+            let w = word(i);
             letters_of.push(letters(w));
             // Words are never empty, but a decoded index is not trusted.
             let first = w.as_bytes().first().copied().unwrap_or(0);
@@ -271,7 +271,7 @@ impl WordLookup {
         WordLookup {
             letters: letters_of,
             ranges,
-            by_rest: crate::index::hash_table(n, |i| rest_of(d.word(i))),
+            by_rest: crate::hash::hash_table(n, |i| rest_of(word(i))),
         }
     }
 
@@ -372,7 +372,9 @@ impl Index {
         }
         let d = &self.data;
         let first = word.as_bytes()[0];
-        let lookup = self.word_lookup.get_or_init(|| WordLookup::new(d));
+        let lookup = self
+            .word_lookup
+            .get_or_init(|| WordLookup::new(d.word_end.len(), |i| d.word(i)));
         // The words within reach, by length. Within one typo, only words
         // with the same first letter (another first letter counts two);
         // within two, also the words one edit at the front away (another
@@ -399,7 +401,7 @@ impl Index {
             // Another first letter, or one more in front.
             for rest in [&w[1..], w] {
                 let key = |i: usize| rest_of(d.word(i));
-                crate::index::lookup_all(&lookup.by_rest, rest, key, &mut add);
+                crate::hash::lookup_all(&lookup.by_rest, rest, key, &mut add);
             }
         }
         let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
