@@ -3,8 +3,10 @@
 #
 #   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=bm25 scripts/deploy.sh [extra `sam deploy` args]
 #
-# RETRIEVER=hybrid also ships the sentence model (scripts/model.sh, checked
-# by sha256) as a Lambda layer and stores the sections' vectors in the index.
+# RETRIEVER=hybrid also ships the sentence model as a Lambda layer (its
+# packed int8 form, 24 MB, written by `build-index pack-model` from the
+# files scripts/model.sh fetched, each checked by sha256) and stores the
+# sections' vectors in the index.
 #
 # 1. `sam build` (provided.al2023, arm64, through cargo-lambda).
 # 2. If the stack does not exist yet, a first `sam deploy` creates it (and its
@@ -30,10 +32,11 @@ export SAM_CLI_TELEMETRY=0
 # `sam build`, used only with Retriever=hybrid.
 case "$RETRIEVER" in bm25|hybrid) ;; *) echo "deploy: RETRIEVER must be bm25 or hybrid" >&2; exit 1 ;; esac
 rm -rf .aws-sam-model && mkdir -p .aws-sam-model/model
+cargo build --release --locked -p build-index
 model_args=(--no-model)
 if [ "$RETRIEVER" = hybrid ]; then
   model_dir="$(bash scripts/model.sh)"
-  cp "$model_dir"/model.safetensors "$model_dir"/tokenizer.json "$model_dir"/config.json .aws-sam-model/model/
+  "$CARGO_TARGET_DIR/release/build-index" pack-model --model "$model_dir" --out .aws-sam-model/model
   model_args=(--model "$model_dir")
 else
   # bm25 deploys no layer; SAM still wants its folder to exist.
@@ -61,7 +64,6 @@ fi
 bucket=$(outputs | output IndexBucket)
 [ -n "$bucket" ] || { echo "deploy: no IndexBucket output on stack $STACK" >&2; exit 1; }
 
-cargo build --release --locked -p build-index
 idx="$CARGO_TARGET_DIR/ask-index.idx"
 summary=$("$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" "${model_args[@]}" --out "$idx")
 echo "$summary"

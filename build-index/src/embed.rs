@@ -33,9 +33,13 @@ pub fn section_text(index: &Index, i: u32) -> String {
 /// and the text.
 type Key = [u8; 16];
 
+/// The model and window the cache's vectors come from.
+fn seed() -> u64 {
+    ask_index::index::fnv1a64(format!("{}\0{SECTION_TOKENS}", MINILM_L6.id).as_bytes(), 0)
+}
+
 fn key(text: &str) -> Key {
-    let seed =
-        ask_index::index::fnv1a64(format!("{}\0{SECTION_TOKENS}", MINILM_L6.id).as_bytes(), 0);
+    let seed = seed();
     let a = ask_index::index::fnv1a64(text.as_bytes(), seed);
     let b = ask_index::index::fnv1a64(text.as_bytes(), seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut k = [0u8; 16];
@@ -45,49 +49,87 @@ fn key(text: &str) -> Key {
 }
 
 /// Embedded sections by text, kept in one file between builds:
-/// `NLWEMB01`, then records of key (16 bytes), scale (f32 LE) and
-/// [`DIM`] codes. A file that does not read as that is started afresh.
+/// `NLWEMB02`, the model's seed (u64 LE), then records sorted by key: key
+/// (16 bytes), scale (f32 LE) and [`DIM`] codes. A file that does not read
+/// as that, or holds another model's vectors, is started afresh (so
+/// vectors of an old model do not pile up).
+///
+/// The file's records are kept as read and found by binary search: a
+/// build whose sections are all cached decodes only the records it uses.
 pub struct Cache {
     path: Option<PathBuf>,
-    map: HashMap<Key, (f32, Vec<i8>)>,
+    /// The file's records (whole records only).
+    file: Vec<u8>,
+    /// Vectors embedded since the file was read: scale and codes (`i8`
+    /// as bytes, as the index stores them).
+    new: HashMap<Key, (f32, Vec<u8>)>,
     added: usize,
 }
 
-const MAGIC: &[u8; 8] = b"NLWEMB01";
+const MAGIC: &[u8; 8] = b"NLWEMB02";
+const HEADER: usize = 16;
 const RECORD: usize = 16 + 4 + DIM;
 
 impl Cache {
     /// The cache in `path` (none: nothing kept between builds).
     pub fn open(path: Option<&Path>) -> Cache {
-        let mut map = HashMap::new();
+        let mut file = Vec::new();
         if let Some(bytes) = path.and_then(|p| std::fs::read(p).ok())
             && bytes.starts_with(MAGIC)
+            && bytes.get(8..HEADER) == Some(&seed().to_le_bytes()[..])
         {
-            for r in bytes[MAGIC.len()..].chunks_exact(RECORD) {
-                let k: Key = r[..16].try_into().expect("16 bytes");
-                let scale = f32::from_le_bytes(r[16..20].try_into().expect("4 bytes"));
-                // A damaged record is embedded again, not stored.
-                if !scale.is_finite() || scale < 0.0 {
-                    continue;
-                }
-                map.insert(k, (scale, r[20..].iter().map(|&b| b as i8).collect()));
-            }
+            file = bytes;
+            file.drain(..HEADER);
+            file.truncate(file.len() / RECORD * RECORD);
         }
         Cache {
             path: path.map(Path::to_path_buf),
-            map,
+            file,
+            new: HashMap::new(),
             added: 0,
         }
     }
 
-    /// Entries held.
+    /// The vector cached for `k`: a record whose scale is not a finite
+    /// non-negative number is damaged, and counts as missing.
+    fn get(&self, k: &Key) -> Option<(f32, &[u8])> {
+        if let Some((scale, codes)) = self.new.get(k) {
+            return Some((*scale, codes));
+        }
+        let n = self.file.len() / RECORD;
+        let record = |i: usize| &self.file[i * RECORD..][..RECORD];
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match record(mid)[..16].cmp(&k[..]) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let r = record(mid);
+                    let scale = f32::from_le_bytes(r[16..20].try_into().expect("4 bytes"));
+                    if !scale.is_finite() || scale < 0.0 {
+                        return None;
+                    }
+                    return Some((scale, &r[20..]));
+                }
+            }
+        }
+        None
+    }
+
+    fn insert(&mut self, k: Key, (scale, codes): (f32, Vec<i8>)) {
+        self.new
+            .insert(k, (scale, codes.into_iter().map(|c| c as u8).collect()));
+    }
+
+    /// Entries held (a key both read and embedded again counts twice).
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.file.len() / RECORD + self.new.len()
     }
 
     /// True when nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len() == 0
     }
 
     /// Writes the cache back (whole, then renamed into place, so a
@@ -99,15 +141,37 @@ impl Cache {
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        let mut bytes = Vec::with_capacity(MAGIC.len() + self.map.len() * RECORD);
+        // The file's records (sorted) merged with the new ones (sorted), a
+        // new one replacing a damaged record of the same key.
+        let mut new: Vec<(&Key, &(f32, Vec<u8>))> = self.new.iter().collect();
+        new.sort_by_key(|(k, _)| **k);
+        let mut bytes = Vec::with_capacity(HEADER + self.file.len() + new.len() * RECORD);
         bytes.extend_from_slice(MAGIC);
-        let mut keys: Vec<&Key> = self.map.keys().collect();
-        keys.sort();
-        for k in keys {
-            let (scale, codes) = &self.map[k];
-            bytes.extend_from_slice(k);
-            bytes.extend_from_slice(&scale.to_le_bytes());
-            bytes.extend(codes.iter().map(|&c| c as u8));
+        bytes.extend_from_slice(&seed().to_le_bytes());
+        let mut old = self.file.chunks_exact(RECORD).peekable();
+        let mut new = new.into_iter().peekable();
+        loop {
+            let take_new = match (old.peek(), new.peek()) {
+                (None, None) => break,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some(r), Some((k, _))) => match r[..16].cmp(&k[..]) {
+                    std::cmp::Ordering::Less => false,
+                    std::cmp::Ordering::Greater => true,
+                    std::cmp::Ordering::Equal => {
+                        old.next();
+                        true
+                    }
+                },
+            };
+            if take_new {
+                let (k, (scale, codes)) = new.next().expect("peeked");
+                bytes.extend_from_slice(k);
+                bytes.extend_from_slice(&scale.to_le_bytes());
+                bytes.extend_from_slice(codes);
+            } else {
+                bytes.extend_from_slice(old.next().expect("peeked"));
+            }
         }
         static SAVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -142,7 +206,7 @@ pub fn vectors(
     let mut missing: Vec<usize> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, k) in keys.iter().enumerate() {
-        if !cache.map.contains_key(k) && seen.insert(*k) {
+        if cache.get(k).is_none() && seen.insert(*k) {
             missing.push(i);
         }
     }
@@ -176,7 +240,7 @@ pub fn vectors(
             })
             .context("embedding sections")?;
             for (&i, v) in chunk.iter().zip(vs) {
-                cache.map.insert(keys[i], quantise(&v));
+                cache.insert(keys[i], quantise(&v));
             }
             cache.added += chunk.len();
             pb.inc(chunk.len() as u64);
@@ -188,8 +252,21 @@ pub fn vectors(
         pb.finish_and_clear();
         save(cache);
     }
-    let rows: Vec<(f32, Vec<i8>)> = keys.iter().map(|k| cache.map[k].clone()).collect();
-    Ok((Vectors::from_quantised(MINILM_L6.id, &rows), counts))
+    let mut scales = Vec::with_capacity(keys.len());
+    let mut codes = Vec::with_capacity(keys.len() * DIM);
+    for k in &keys {
+        let (scale, c) = cache.get(k).expect("every section was cached or embedded");
+        scales.push(scale);
+        codes.extend_from_slice(c);
+    }
+    Ok((
+        Vectors {
+            model: MINILM_L6.id.to_string(),
+            scales: scales.into_iter().collect(),
+            codes: ask_index::arrays::Blob::Owned(codes),
+        },
+        counts,
+    ))
 }
 
 /// Saves the cache; one that cannot be written (a read-only home) costs
@@ -221,11 +298,35 @@ mod tests {
         let mut c = Cache::open(Some(&path));
         assert!(c.is_empty());
         let v: Vec<f32> = (0..DIM).map(|i| (i as f32 - 190.0) / 400.0).collect();
-        c.map.insert(key("a"), quantise(&v));
+        c.insert(key("a"), quantise(&v));
         c.save().unwrap();
-        let back = Cache::open(Some(&path));
+        let mut back = Cache::open(Some(&path));
         assert_eq!(back.len(), 1);
-        assert_eq!(back.map[&key("a")], quantise(&v));
+        let want = quantise(&v);
+        let codes: Vec<u8> = want.1.iter().map(|&c| c as u8).collect();
+        assert_eq!(back.get(&key("a")), Some((want.0, &codes[..])));
+        // Added keys land in order, around the ones read, and read back.
+        let texts: Vec<String> = (0..50).map(|i| format!("section {i}")).collect();
+        for t in &texts {
+            back.insert(key(t), quantise(&v));
+        }
+        back.save().unwrap();
+        let again = Cache::open(Some(&path));
+        assert_eq!(again.len(), 51);
+        for t in texts.iter().map(String::as_str).chain(["a"]) {
+            assert!(again.get(&key(t)).is_some(), "{t}");
+        }
+        assert!(again.get(&key("never embedded")).is_none());
+        // A damaged record (a negative scale) counts as missing.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER + 16..HEADER + 20].copy_from_slice(&(-1f32).to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let damaged = Cache::open(Some(&path));
+        assert_eq!(damaged.len(), 51);
+        let missing = (texts.iter().map(String::as_str).chain(["a"]))
+            .filter(|t| damaged.get(&key(t)).is_none())
+            .count();
+        assert_eq!(missing, 1);
         std::fs::write(&path, b"not a cache").unwrap();
         assert!(Cache::open(Some(&path)).is_empty());
         let _ = std::fs::remove_dir_all(dir);

@@ -97,6 +97,15 @@ enum Command {
         #[arg(long, default_value_t = ask_index::search::HYBRID_WEIGHT)]
         hybrid_weight: f32,
     },
+    /// Write the sentence model's packed int8 form (what the Lambda loads: ask.model_dir) into a folder, checked against its pin.
+    PackModel {
+        /// The pinned model's folder (scripts/model.sh; default $ASK_MODEL_DIR).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Folder to write minilm-l6-q8.bin into (made if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// The part of `common/global_config.yaml` this tool reads.
@@ -150,12 +159,35 @@ fn main() {
             no_typos,
             (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
+        Some(Command::PackModel { model, out }) => pack_model(model_dir(model), &out),
         None => build(cli.build),
     };
     if let Err(e) = result {
         eprintln!("build-index: error: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// Writes the model's packed form into `out`, refusing to write one whose
+/// sha256 is not the pinned one.
+fn pack_model(model: Option<PathBuf>, out: &Path) -> Result<()> {
+    let dir = model.context("pack-model needs the model: --model DIR or ASK_MODEL_DIR")?;
+    let model = ask_embed::Embedder::load(&dir)
+        .with_context(|| format!("loading the sentence model from {}", dir.display()))?;
+    let bytes = model.packed();
+    let pin = ask_embed::MINILM_L6.packed;
+    let sha = ask_embed::sha256_hex(&bytes);
+    if sha != pin.sha256 {
+        bail!(
+            "the packed model has sha256 {sha}, not the pinned {}: this build of build-index packs differently",
+            pin.sha256
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join(pin.name);
+    std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+    println!("{} ({} bytes, sha256 {sha})", path.display(), bytes.len());
+    Ok(())
 }
 
 fn read_config(path: &Path, explicit: bool) -> Result<FileConfig> {

@@ -84,26 +84,10 @@ fn build_mdx(corpus: &Path, out: &Path) -> Output {
         .arg(out))
 }
 
-/// The pinned sentence model's folder (`$ASK_TEST_MODEL_DIR`, which
-/// scripts/test.sh sets from scripts/model.sh), or `None` when the test is
-/// to be skipped, said out loud (failing under `ASK_REQUIRE_CORPORA`, as
-/// CI runs).
+/// The pinned sentence model's folder, or `None` to skip (said out loud;
+/// a failure under `ASK_REQUIRE_CORPORA`, as CI runs).
 fn model(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("ASK_TEST_MODEL_DIR").map(PathBuf::from);
-    match dir {
-        Some(d) if d.join("model.safetensors").is_file() => Some(d),
-        _ => {
-            let required = std::env::var("ASK_REQUIRE_CORPORA").is_ok_and(|v| v != "0");
-            assert!(
-                !required,
-                "{test}: ASK_TEST_MODEL_DIR does not name the sentence model's folder (run scripts/model.sh)"
-            );
-            eprintln!(
-                "SKIPPED {test}: no sentence model (set ASK_TEST_MODEL_DIR to scripts/model.sh's folder)"
-            );
-            None
-        }
-    }
+    support::docs::model_dir(test)
 }
 
 fn search(index: &Path, top_k: usize, input: &str) -> Vec<serde_json::Value> {

