@@ -36,18 +36,36 @@ pub fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
     }
 }
 
-/// The sentence model of `ask.retriever: hybrid`, loaded from
-/// `ask.model_dir` and checked against the model the index's vectors came
-/// from; `None` for `bm25`. Its files' sha256 was checked when they were
-/// packaged (`build-index pack-model`, `scripts/model.sh`), not at every
-/// cold start.
+/// The sentence model of `ask.retriever: hybrid`, loading on its own
+/// thread from `ask.model_dir` (the cold start fetches the index
+/// meanwhile); `None` for `bm25`. Its files' sha256 was checked when they
+/// were packaged (`build-index pack-model`, `scripts/model.sh`), not at
+/// every cold start.
+pub fn start_model(c: &Config) -> Option<ModelLoad> {
+    if c.retriever == crate::config::Retriever::Bm25 {
+        return None;
+    }
+    let dir = c.model_dir.clone();
+    Some(std::thread::spawn(move || {
+        ask_embed::Embedder::load_checked(std::path::Path::new(&dir), false)
+            .map_err(|e| format!("ask.model_dir {dir}: {e}"))
+    }))
+}
+
+/// A model loading on its own thread ([`start_model`]).
+pub type ModelLoad = std::thread::JoinHandle<Result<ask_embed::Embedder, String>>;
+
+/// The hybrid retriever of `ask.retriever: hybrid`: the model from `load`
+/// (what [`start_model`] started), checked against the model the index's
+/// vectors came from; `None` for `bm25`.
 pub fn hybrid(
     c: &Config,
     index: &ask_index::Index,
+    load: Option<ModelLoad>,
 ) -> Result<Option<ask_index::search::Hybrid>, String> {
-    if c.retriever == crate::config::Retriever::Bm25 {
+    let Some(load) = load else {
         return Ok(None);
-    }
+    };
     let built_with = &index.vectors().model;
     if built_with != ask_embed::MINILM_L6.id {
         return Err(if built_with.is_empty() {
@@ -59,8 +77,9 @@ pub fn hybrid(
             )
         });
     }
-    let model = ask_embed::Embedder::load_checked(std::path::Path::new(&c.model_dir), false)
-        .map_err(|e| format!("ask.model_dir {}: {e}", c.model_dir))?;
+    let model = load
+        .join()
+        .map_err(|_| "the sentence model's loading thread panicked".to_string())??;
     Ok(Some(ask_index::search::Hybrid {
         encoder: std::sync::Arc::new(model),
         weight: c.hybrid_weight,

@@ -53,6 +53,10 @@ async fn main() -> Result<(), Error> {
         })?;
     }
     let state: &'static State = if config.enabled {
+        // The sentence model loads on its own thread while the index is
+        // fetched (the fetch mostly waits on S3).
+        let t_model = Instant::now();
+        let model = nlweb_ask::built::start_model(&config);
         let (index, timings) = source::open(&config.index, config.s3_force_path_style)
             .await
             .map_err(|e| {
@@ -75,8 +79,7 @@ async fn main() -> Result<(), Error> {
             tracing::error!("{e}");
             e
         })?;
-        let t_model = Instant::now();
-        let hybrid = nlweb_ask::built::hybrid(&config, &index).map_err(|e| {
+        let hybrid = nlweb_ask::built::hybrid(&config, &index, model).map_err(|e| {
             let e = format!("ask.retriever: {e}");
             tracing::error!("{e}");
             e
@@ -86,8 +89,8 @@ async fn main() -> Result<(), Error> {
             tracing::info!(
                 model = ask_embed::MINILM_L6.id,
                 weight = h.weight,
-                model_ms = t_model.elapsed().as_secs_f64() * 1e3,
-                "hybrid retrieval: sentence model loaded"
+                ready_ms = t_model.elapsed().as_secs_f64() * 1e3,
+                "hybrid retrieval: sentence model loaded (beside the index fetch)"
             );
             state = state.with_hybrid(h);
         }

@@ -37,7 +37,7 @@ fn a_hybrid_state_ranks_as_build_index_search_does() {
     let dir = model.to_str().unwrap();
     let config = test_state::config(&[("ASK_RETRIEVER", "hybrid"), ("ASK_MODEL_DIR", dir)]);
     let index = docs_index_with_vectors(&model);
-    let hybrid = nlweb_ask::built::hybrid(&config, &index)
+    let hybrid = nlweb_ask::built::hybrid(&config, &index, nlweb_ask::built::start_model(&config))
         .unwrap()
         .expect("hybrid");
     assert_eq!(hybrid.weight, ask_index::search::HYBRID_WEIGHT);
@@ -85,11 +85,16 @@ fn a_hybrid_state_ranks_as_build_index_search_does() {
 #[test]
 fn an_index_without_vectors_stops_a_hybrid_cold_start_saying_what_to_run() {
     let config = test_state::config(&[("ASK_RETRIEVER", "hybrid")]);
-    let e = nlweb_ask::built::hybrid(&config, &docs_index()).unwrap_err();
+    let e = nlweb_ask::built::hybrid(
+        &config,
+        &docs_index(),
+        nlweb_ask::built::start_model(&config),
+    )
+    .unwrap_err();
     assert!(e.contains("build-index --model"), "{e}");
     let bm25 = test_state::config(&[]);
     assert!(
-        nlweb_ask::built::hybrid(&bm25, &docs_index())
+        nlweb_ask::built::hybrid(&bm25, &docs_index(), nlweb_ask::built::start_model(&bm25))
             .unwrap()
             .is_none()
     );

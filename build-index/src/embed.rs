@@ -33,9 +33,12 @@ pub fn section_text(index: &Index, i: u32) -> String {
 /// and the text.
 type Key = [u8; 16];
 
-/// The model and window the cache's vectors come from.
+/// The model and window the cache's vectors come from (hashed once).
 fn seed() -> u64 {
-    ask_index::index::fnv1a64(format!("{}\0{SECTION_TOKENS}", MINILM_L6.id).as_bytes(), 0)
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(|| {
+        ask_index::index::fnv1a64(format!("{}\0{SECTION_TOKENS}", MINILM_L6.id).as_bytes(), 0)
+    })
 }
 
 fn key(text: &str) -> Key {

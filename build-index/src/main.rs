@@ -265,8 +265,8 @@ fn build(args: BuildArgs) -> Result<()> {
             (Some(p), false) => Some(p.clone()),
             (None, false) => build_index::embed::default_cache(),
         };
-        let mut cache = build_index::embed::Cache::open(cache_path.as_deref());
         let t = Instant::now();
+        let mut cache = build_index::embed::Cache::open(cache_path.as_deref());
         let (vectors, counts) = build_index::embed::vectors(&index, dir, &mut cache, &progress)?;
         embedded = format!(
             ", sentence vectors: {} embedded + {} cached in {:.2} s (BM25 part {:.2} s)",
