@@ -36,22 +36,27 @@ fn config() -> impl bincode::config::Config {
 pub fn encode(index: &Index) -> Result<Vec<u8>> {
     let header = bincode::serde::encode_to_vec(&index.meta, config())
         .map_err(|e| Error::Encode(e.to_string()))?;
-    let payload = bincode::serde::encode_to_vec(&index.data, config())
-        .map_err(|e| Error::Encode(e.to_string()))?;
     let header_len =
         u32::try_from(header.len()).map_err(|_| Error::TooLarge("header over 4 GiB"))?;
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&header);
-    crc.update(&payload);
-    let mut out = Vec::with_capacity(PREFIX_LEN + header.len() + payload.len());
+    // The payload is encoded in place after the prefix and header (one
+    // copy fewer of what can be tens of MB); its length and the CRC are
+    // written into the prefix afterwards.
+    let mut out = Vec::with_capacity(PREFIX_LEN + header.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&header_len.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(&[0u8; 8]); // payload length
+    out.extend_from_slice(&[0u8; 4]); // CRC-32
     out.extend_from_slice(&[0u8; 4]);
+    debug_assert_eq!(out.len(), PREFIX_LEN);
     out.extend_from_slice(&header);
-    out.extend_from_slice(&payload);
+    let payload_start = out.len();
+    bincode::serde::encode_into_std_write(&index.data, &mut out, config())
+        .map_err(|e| Error::Encode(e.to_string()))?;
+    let payload_len = (out.len() - payload_start) as u64;
+    let crc = crc32fast::hash(&out[PREFIX_LEN..]);
+    out[16..24].copy_from_slice(&payload_len.to_le_bytes());
+    out[24..28].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
