@@ -297,6 +297,9 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     L.append(f"\nSingle list-mode requests, timed one by one (4,000): p50 **{p50} µs**, p99 **{p99} µs** (goal p99 ≤ 1 ms).")
     L.append("")
     L.extend(abuse_section(bench("nlweb-ask", "abuse")))
+    # Hand-kept: the hybrid retriever's relevance and cost rows, from the
+    # leave-one-corpus-out test and crates/embed/examples/speed.rs.
+    L.append(open(os.path.join(REPO, "benches", "hybrid.md")).read())
     L.extend(relevance())
     # Hand-kept: what each ranking change did when it was tried.
     L.append(open(os.path.join(REPO, "benches", "ranking-experiments.md")).read())

@@ -81,28 +81,3 @@ fi
 echo "prereqs: chromium $(dpkg-query -W -f='${Version}' chromium)" >&2
 export CHROMIUM=/usr/bin/chromium
 
-# The sentence model's kernel for arm64, tested under emulation
-# (scripts/test-arm64.sh): Rust's aarch64 standard library, Debian's cross
-# linker and qemu-user. Debian replaces builds, so these are minimums:
-# gcc-aarch64-linux-gnu 4:12.2, qemu-user 1:7.2 (what the tests passed with).
-if ! rustup target add aarch64-unknown-linux-gnu >/dev/null 2>&1 &&
-  ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then
-  echo "prereqs: rustup could not add the aarch64-unknown-linux-gnu target (scripts/test-arm64.sh)" >&2
-  exit 1
-fi
-cross_ok() {
-  dpkg --compare-versions "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' gcc-aarch64-linux-gnu 2>/dev/null | sed -n 's/^ii *//p')" ge 4:12.2 &&
-    dpkg --compare-versions "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' qemu-user 2>/dev/null | sed -n 's/^ii *//p')" ge 1:7.2 &&
-    dpkg-query -W -f='${db:Status-Abbrev}' libc6-dev-arm64-cross 2>/dev/null | grep -q '^ii'
-}
-if ! cross_ok; then
-  as_root=()
-  [ "$(id -u)" = 0 ] || as_root=(sudo)
-  "${as_root[@]}" apt-get update -q >/dev/null
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null
-fi
-if ! cross_ok; then
-  echo "prereqs: gcc-aarch64-linux-gnu >= 4:12.2, libc6-dev-arm64-cross and qemu-user >= 1:7.2 are needed (scripts/test-arm64.sh)" >&2
-  exit 1
-fi

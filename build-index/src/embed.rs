@@ -93,6 +93,15 @@ impl Cache {
             file = bytes;
             file.drain(..HEADER);
             file.truncate(file.len() / RECORD * RECORD);
+            // Binary search needs strictly increasing keys: a file out of
+            // order (damaged) is started afresh rather than kept wrong.
+            let sorted = file
+                .chunks_exact(RECORD)
+                .zip(file.chunks_exact(RECORD).skip(1))
+                .all(|(a, b)| a[..16] < b[..16]);
+            if !sorted {
+                file.clear();
+            }
         }
         Cache {
             path: path.map(Path::to_path_buf),
@@ -375,6 +384,10 @@ mod tests {
             .filter(|t| damaged.get(&key(t)).is_none())
             .count();
         assert_eq!(missing, 1);
+        // Keys out of order (a damaged key): the file is started afresh.
+        bytes[HEADER..HEADER + 16].fill(0xff);
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(Cache::open(Some(&path)).is_empty());
         std::fs::write(&path, b"not a cache").unwrap();
         assert!(Cache::open(Some(&path)).is_empty());
         let _ = std::fs::remove_dir_all(dir);

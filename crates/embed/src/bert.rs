@@ -151,7 +151,8 @@ impl Bert {
             return Err("not a packed model of this version (NLWQ8B01)".into());
         }
         let n = r.len()?;
-        let mut vocab = Vec::with_capacity(n.min(1 << 20));
+        // A word takes at least its 4-byte length: no more can follow.
+        let mut vocab = Vec::with_capacity(n.min((bytes.len() - r.at) / 4));
         for _ in 0..n {
             let len = r.len()?;
             let s = std::str::from_utf8(r.take(len)?).map_err(|_| "vocabulary: not UTF-8")?;

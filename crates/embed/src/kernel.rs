@@ -77,8 +77,10 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
     }
     #[cfg(target_arch = "aarch64")]
     if !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
-        // NEON is part of every arm64 processor Rust targets.
-        neon::linear(x, w, bias, y);
+        // SAFETY: NEON is part of every arm64 processor Rust targets, and
+        // `neon::linear` reads and writes only inside the slices it is
+        // given, whose shapes are asserted above.
+        unsafe { neon::linear(x, w, bias, y) };
         return;
     }
     plain(x, w, bias, y);
@@ -226,7 +228,10 @@ mod neon {
     /// Rows of W a step.
     const O: usize = 3;
 
-    pub(super) fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
+    /// # Safety
+    /// `w.cols` is a multiple of 8 and `w.rows` of 3 (what [`super::linear`]
+    /// asserts): the loads read 8 numbers at a time inside rows of `cols`.
+    pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
         let tokens = x.len() / w.cols;
         for o0 in (0..w.rows).step_by(48) {
             let o1 = (o0 + 48).min(w.rows);
