@@ -307,7 +307,7 @@ fn sse_response(body: String) -> Response<Body> {
         .expect("valid response")
 }
 
-/// The routes served (DESIGN §2, §4a).
+/// The routes served (docs/content/docs/api.mdx, Requests and Other routes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Route {
     Ask,

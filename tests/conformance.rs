@@ -4,7 +4,7 @@
 //!
 //! Every test drives the real handler in process with API Gateway events:
 //! saved ones from `events/`, or one of them with its query string, headers
-//! or body replaced. Where DESIGN.md (the contract) is more precise than the
+//! or body replaced. Where the API docs (docs/content/docs/api.mdx) are more precise than the
 //! checklist, the test checks the contract and says so. SSE bodies are read
 //! only with the parser in `tests/support/sse.rs`.
 
@@ -645,7 +645,7 @@ fn item_06_prefer_streaming_true_gives_event_stream() {
 
 #[test]
 fn item_07_streaming_omitted_applies_the_default_consistently() {
-    // The documented default (DESIGN §2, config `default_streaming`) is true.
+    // The documented default (api.mdx, Streaming and mode; config `default_streaming`) is true.
     let omitted = |st: &State| -> Vec<Reply> {
         vec![
             call(st, &post(r#"{"query":{"text":"build the index"}}"#)),
@@ -676,7 +676,7 @@ fn item_07_streaming_omitted_applies_the_default_consistently() {
     }
 }
 
-/// DESIGN §2 orders the streaming decision: explicit `prefer.streaming`,
+/// api.mdx (Streaming and mode) orders the streaming decision: explicit `prefer.streaming`,
 /// explicit `streaming`, then `Accept: text/event-stream`, then the default.
 /// The checklist's wording (SSE Accept beats `streaming=false`) follows the
 /// reference server; the contract makes an explicit `false` win.
@@ -711,7 +711,7 @@ fn item_08_accept_event_stream_gives_sse_unless_streaming_is_explicitly_false() 
         let r = call(&st, &saved(file));
         assert_eq!(r.content_type(), "text/event-stream", "{file}");
     }
-    // An explicit false still wins over the header (DESIGN §2).
+    // An explicit false still wins over the header (api.mdx, Streaming and mode).
     for req in [
         get_h(
             &[("query", "build the index"), ("streaming", "false")],
@@ -976,7 +976,7 @@ fn item_16_top_level_is_an_object_with_meta() {
     let mut json_seen = 0;
     for (label, r) in corpus() {
         if r.status == 404 {
-            // Only an unknown path; DESIGN §4: API Gateway's own body.
+            // Only an unknown path; api.mdx (its opening): API Gateway's own body.
             assert_eq!(label, "http-get-other-path.json");
             assert_eq!(r.json(), json!({"message": "Not Found"}));
             continue;
@@ -1137,7 +1137,7 @@ fn item_24_summarize_gives_exactly_one_search_summary_with_text() {
     for prefer in [
         json!({"mode": "summarize", "streaming": false}),
         json!({"mode": "list, summarize", "streaming": false}),
-        // DESIGN §3: generate answers with the summary too.
+        // api.mdx, Answer documents: generate answers with the summary too.
         json!({"mode": "generate", "streaming": false}),
     ] {
         let items = results(&answer_doc(
@@ -1200,7 +1200,7 @@ fn item_26_response_format_names_the_format_used() {
             assert_eq!(f, asked, "{label}");
         }
     }
-    // DESIGN §3 names it in every answer document and in `start` (not in
+    // api.mdx (Answer documents) names it in every answer document and in `start` (not in
     // `complete`, whose example `_meta` has none).
     for (label, r) in nlweb_replies() {
         let first = r.docs().into_iter().next();
@@ -1266,7 +1266,7 @@ fn item_27_failures_have_string_code_and_message() {
         }
     }
     codes.sort();
-    // Every code of DESIGN §3 but INTERNAL_ERROR (a bug), with its status
+    // Every code of api.mdx's Failures but INTERNAL_ERROR (a bug), with its status
     // (a NO_RESULTS in a stream comes with the stream's 200).
     let expected = [
         ("INVALID_QUERY", 400),
@@ -1407,7 +1407,7 @@ fn item_32_session_context_when_returned_is_an_object() {
             assert!(sc.is_object(), "{label}: {sc}");
         }
     }
-    // DESIGN §3: every stream's complete carries it.
+    // api.mdx, Server-Sent Events: every stream's complete carries it.
     assert!(seen >= 10, "{seen}");
 }
 
@@ -1487,7 +1487,7 @@ fn item_35_result_indexes_are_unique() {
         idx.sort_unstable();
         idx.dedup();
         assert_eq!(idx.len(), n, "{label}: repeated index");
-        // DESIGN §3: `index` counts events in arrival order.
+        // api.mdx, Server-Sent Events: `index` counts events in arrival order.
         assert_eq!(idx, (0..n as u64).collect::<Vec<_>>(), "{label}");
         sse::check_answer_stream(&events).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
@@ -1577,7 +1577,7 @@ fn item_39_streamed_items_equal_the_json_results() {
                 &post(&v055(q, json!({"mode": mode, "streaming": true}))),
             );
             let streamed = streamed_items(&r.events());
-            // DESIGN §3: same items; the summary is first in JSON and
+            // api.mdx, Answer documents: same items; the summary is first in JSON and
             // last in the stream.
             let mut expected = json_items.clone();
             if mode != "list" {
@@ -1695,7 +1695,7 @@ fn item_42_summary_is_delivered_as_a_result_event() {
                 .is_some_and(|t| !t.trim().is_empty()),
             "{mode} {label}"
         );
-        // DESIGN §3: the answer follows its sources (last result).
+        // api.mdx, Answer documents: the answer follows its sources (last result).
         let results: Vec<&Event> = events.iter().filter(|e| e.name == "result").collect();
         assert_eq!(
             results.last().unwrap().data["item"]["@type"],
@@ -1755,7 +1755,7 @@ fn item_49_rate_limited_request_is_429_with_retry_after() {
 fn item_50_options_and_responses_carry_cors_allow_origin() {
     let st = state();
     let r = call(&st, &saved("http-options-preflight.json"));
-    // 2xx; DESIGN §4 fixes 204.
+    // 2xx; api.mdx (Headers) fixes 204.
     assert_eq!(r.status, 204);
     assert_eq!(r.header("access-control-allow-origin"), Some("*"));
     let methods = r.header("access-control-allow-methods").unwrap_or("");

@@ -3,7 +3,7 @@
 //! nesting, huge numbers, duplicate keys, NUL bytes, query strings, headers)
 //! through `lambda_http`'s event parsing and `handler::respond`.
 //!
-//! Every case must give a status of the DESIGN table (never 500: a caught
+//! Every case must give a status of the docs' failure table (api.mdx, Failures) (never 500: a caught
 //! panic answers INTERNAL_ERROR, so a 500 here is a bug), and a JSON body
 //! that parses. `FUZZ_CASES` sets the number of cases (10,000 by default;
 //! `scripts/fuzz.sh` runs 1,000,000).
@@ -20,7 +20,7 @@ use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 use serde_json::{Value, json};
 use support::docs::{docs_index, events_env, repo};
 
-/// The statuses the DESIGN table (and the docs' failure table) allow.
+/// The statuses the docs' failure table (api.mdx, Failures) allows.
 const STATUSES: &[u16] = &[200, 202, 204, 304, 400, 401, 403, 404, 405, 413, 429];
 
 fn cases() -> u32 {

@@ -1,4 +1,4 @@
-//! What did the client ask for? The three request shapes of DESIGN §2 as
+//! What did the client ask for? The three request shapes of docs/content/docs/api.mdx (Requests) as
 //! serde types — URL parameters ([`UrlParams`]), and one POST body type
 //! ([`AskBody`]) that holds both the flat legacy members and the 0.55
 //! `query` / `context` / `prefer` / `meta` objects — normalised into one
