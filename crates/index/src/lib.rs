@@ -21,6 +21,7 @@ pub mod index;
 pub mod llms;
 pub mod search;
 pub mod synonyms;
+mod topk;
 pub mod typo;
 pub mod vectors;
 
