@@ -20,6 +20,7 @@ use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
 pub use crate::hash::fnv1a64;
 use crate::hash::{hash_table, lookup};
+pub use crate::topk::Hit;
 use crate::topk::{Scratch, TopK, best_first, top_dense};
 use crate::typo::{WordSet, plain_words};
 use crate::{Error, Result};
@@ -222,15 +223,6 @@ pub struct Section<'a> {
     pub level: u8,
     /// Plain text.
     pub text: &'a str,
-}
-
-/// A scored section.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    /// Section id.
-    pub section: u32,
-    /// BM25 score.
-    pub score: f32,
 }
 
 /// Lucene's BM25 idf: never negative.

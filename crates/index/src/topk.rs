@@ -4,7 +4,14 @@
 
 use std::collections::BinaryHeap;
 
-use crate::index::Hit;
+/// A scored section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Section id.
+    pub section: u32,
+    /// BM25 score.
+    pub score: f32,
+}
 
 /// The best `k` hits seen so far.
 pub(crate) struct TopK {
