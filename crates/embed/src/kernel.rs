@@ -86,29 +86,50 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
     plain(x, w, bias, y);
 }
 
+/// The order every kernel computes `y` in: rows of W in blocks of 48 (at
+/// most 72 KiB, which stay in the L2 cache while every token passes over
+/// them), and in each block the tokens four at a time, the last tile
+/// narrower. `tile(t, width, o0, o1)` computes tokens `t..t + width`
+/// against rows `o0..o1`.
+fn for_tiles(tokens: usize, rows: usize, mut tile: impl FnMut(usize, usize, usize, usize)) {
+    for o0 in (0..rows).step_by(48) {
+        let o1 = (o0 + 48).min(rows);
+        let mut t = 0;
+        while t < tokens {
+            let width = (tokens - t).min(4);
+            tile(t, width, o0, o1);
+            t += width;
+        }
+    }
+}
+
 /// The portable loop, tiled like the vector ones (three rows of W by four
 /// tokens, eight lanes each): what the vector kernels are tested against,
 /// and what a processor with neither AVX2 nor NEON runs.
 fn plain(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
-    let tokens = x.len() / w.cols;
-    let mut t = 0;
-    while t + 4 <= tokens {
-        plain_tile::<4>(x, t, w, bias, y);
-        t += 4;
-    }
-    while t < tokens {
-        plain_tile::<1>(x, t, w, bias, y);
-        t += 1;
-    }
+    for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| match width {
+        4 => plain_tile::<4>(x, t, w, bias, y, o0, o1),
+        3 => plain_tile::<3>(x, t, w, bias, y, o0, o1),
+        2 => plain_tile::<2>(x, t, w, bias, y, o0, o1),
+        _ => plain_tile::<1>(x, t, w, bias, y, o0, o1),
+    });
 }
 
-/// Tokens `t..t + T` against every row of W.
+/// Tokens `t..t + T` against rows `o0..o1` of W.
 #[inline(always)]
-fn plain_tile<const T: usize>(x: &[f32], t: usize, w: &Q8, bias: &[f32], y: &mut [f32]) {
+fn plain_tile<const T: usize>(
+    x: &[f32],
+    t: usize,
+    w: &Q8,
+    bias: &[f32],
+    y: &mut [f32],
+    o0: usize,
+    o1: usize,
+) {
     const O: usize = 3;
     let (n, m) = (w.cols, w.rows);
     let xs: [&[f32]; T] = std::array::from_fn(|i| &x[(t + i) * n..][..n]);
-    for o in (0..m).step_by(O) {
+    for o in (o0..o1).step_by(O) {
         let rows: [&[i8]; O] = std::array::from_fn(|j| &w.data[(o + j) * n..][..n]);
         let mut acc = [[[0f32; 8]; O]; T];
         for k in (0..n).step_by(8) {
@@ -153,23 +174,17 @@ mod avx2 {
 
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
-        let tokens = x.len() / w.cols;
-        // Blocks of 48 rows of W (at most 72 KiB) stay in the L2 cache
-        // while every token passes over them.
-        for o0 in (0..w.rows).step_by(48) {
-            let o1 = (o0 + 48).min(w.rows);
-            let mut t = 0;
-            while t + 4 <= tokens {
-                unsafe { tile::<4>(x, t, w, bias, y, o0, o1) };
-                t += 4;
+        super::for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| {
+            // SAFETY: this function's own promise (AVX2 and FMA present).
+            unsafe {
+                match width {
+                    4 => tile::<4>(x, t, w, bias, y, o0, o1),
+                    3 => tile::<3>(x, t, w, bias, y, o0, o1),
+                    2 => tile::<2>(x, t, w, bias, y, o0, o1),
+                    _ => tile::<1>(x, t, w, bias, y, o0, o1),
+                }
             }
-            match tokens - t {
-                3 => unsafe { tile::<3>(x, t, w, bias, y, o0, o1) },
-                2 => unsafe { tile::<2>(x, t, w, bias, y, o0, o1) },
-                1 => unsafe { tile::<1>(x, t, w, bias, y, o0, o1) },
-                _ => {}
-            }
-        }
+        });
     }
 
     /// Tokens `t..t + T` against rows `o0..o1` of W.
@@ -232,19 +247,12 @@ mod neon {
     /// `w.cols` is a multiple of 8 and `w.rows` of 3 (what [`super::linear`]
     /// asserts): the loads read 8 numbers at a time inside rows of `cols`.
     pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
-        let tokens = x.len() / w.cols;
-        for o0 in (0..w.rows).step_by(48) {
-            let o1 = (o0 + 48).min(w.rows);
-            let mut t = 0;
-            while t + 4 <= tokens {
-                tile::<4>(x, t, w, bias, y, o0, o1);
-                t += 4;
-            }
-            while t < tokens {
-                tile::<1>(x, t, w, bias, y, o0, o1);
-                t += 1;
-            }
-        }
+        super::for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| match width {
+            4 => tile::<4>(x, t, w, bias, y, o0, o1),
+            3 => tile::<3>(x, t, w, bias, y, o0, o1),
+            2 => tile::<2>(x, t, w, bias, y, o0, o1),
+            _ => tile::<1>(x, t, w, bias, y, o0, o1),
+        });
     }
 
     /// Tokens `t..t + T` against rows `o0..o1` of W, eight inputs a step
