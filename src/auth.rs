@@ -21,42 +21,11 @@ use serde::Deserialize;
 /// Seconds of clock skew allowed on `exp` and `nbf`.
 pub const LEEWAY_SECS: u64 = 60;
 /// The scope required when `ask.auth_scope` is not set.
-pub const DEFAULT_SCOPE: &str = "docs:read";
+pub const DEFAULT_SCOPE: &str = crate::config::DEFAULT_AUTH_SCOPE;
 /// Longest `Authorization` header read, in bytes.
 const MAX_CREDENTIAL_BYTES: usize = 8 * 1024;
 
-/// `ask.auth`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// No authentication.
-    #[default]
-    Off,
-    /// Anonymous or authenticated.
-    Optional,
-    /// Authenticated only.
-    Required,
-}
-
-impl Mode {
-    /// Reads `off`, `optional` or `required`.
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "off" | "" => Some(Mode::Off),
-            "optional" => Some(Mode::Optional),
-            "required" => Some(Mode::Required),
-            _ => None,
-        }
-    }
-
-    /// The setting's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Off => "off",
-            Mode::Optional => "optional",
-            Mode::Required => "required",
-        }
-    }
-}
+pub use crate::config::AuthMode as Mode;
 
 /// Who is asking.
 #[derive(Clone, Debug, PartialEq, Eq)]

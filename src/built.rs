@@ -8,23 +8,46 @@ use crate::auth::{Auth, Mode};
 use crate::config::{Config, GeneratorConfig};
 use crate::generate::{Bedrock, Generator};
 
-/// The checker the configuration describes; with no usable key set (a
-/// URL not fetched yet) it refuses every credential, never falling open.
-pub fn auth(c: &Config) -> Result<Auth, String> {
+/// The checker the configuration describes, built once when the state is
+/// made: its keys are `ask.auth_jwks` (inline) or `fetched`, the document
+/// the cold start fetched from `ask.auth_jwks_url`. With neither (a fetch
+/// that failed under `optional`) it refuses every credential until a
+/// refetch brings keys: never open. Err: a key set that does not parse.
+pub fn auth(c: &Config, fetched: Option<&str>) -> Result<Auth, String> {
     if c.auth == Mode::Off {
         return Ok(Auth::off());
     }
-    let jwks = c
-        .auth_jwks
-        .as_deref()
-        .ok_or("the JWKS has not been fetched")?;
-    Auth::new(
-        c.auth,
-        jwks,
+    let (issuer, audience, scope) = (
         c.auth_issuer.clone(),
         c.auth_audience.clone(),
         c.auth_scope.clone(),
-    )
+    );
+    let auth = match (c.auth_jwks.as_deref(), fetched) {
+        (Some(jwks), _) => Auth::new(c.auth, jwks, issuer, audience, scope)
+            .map_err(|e| format!("ask.auth_jwks: {e}"))?,
+        (None, Some(jwks)) => Auth::new(c.auth, jwks, issuer, audience, scope).map_err(|e| {
+            format!(
+                "ask.auth_jwks_url {}: {e}",
+                c.auth_jwks_url.as_deref().unwrap_or_default()
+            )
+        })?,
+        (None, None) => Auth::without_keys(c.auth, issuer, audience, scope),
+    };
+    Ok(match &c.auth_jwks_url {
+        Some(url) => auth.with_refetch(url.clone()),
+        None => auth,
+    })
+}
+
+/// What the request parser allows, from the configuration.
+pub fn limits(c: &Config) -> crate::protocol::request::Limits {
+    crate::protocol::request::Limits {
+        max_body_bytes: c.max_body_bytes,
+        max_query_chars: c.max_query_chars,
+        max_prev: c.max_prev,
+        default_mode: c.default_mode,
+        default_streaming: c.default_streaming,
+    }
 }
 
 /// The generator the configuration names, if it names a model; `None` is

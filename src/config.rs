@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use crate::protocol::Mode;
+use crate::mode::Mode;
 
 /// The settings file compiled into the binary.
 pub const EMBEDDED_CONFIG: &str = include_str!("../common/global_config.yaml");
@@ -54,9 +54,9 @@ pub struct Config {
     /// Path-style S3 addressing (`ASK_S3_FORCE_PATH_STYLE`), for S3-compatible stores.
     pub s3_force_path_style: bool,
     /// `ask.auth`: off, optional or required.
-    pub auth: crate::auth::Mode,
-    /// `ask.auth_jwks`: the JWKS as JSON text (or, after the cold start
-    /// fetched it, the document at `auth_jwks_url`).
+    pub auth: AuthMode,
+    /// `ask.auth_jwks`: the JWKS as JSON text (its keys are read when the
+    /// state is made, by `crate::built::auth`).
     pub auth_jwks: Option<String>,
     /// `ask.auth_jwks_url`: where to fetch the JWKS once at cold start.
     pub auth_jwks_url: Option<String>,
@@ -89,6 +89,55 @@ pub struct Config {
     pub hybrid_weight: f32,
 }
 
+/// `ask.auth`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AuthMode {
+    /// No authentication.
+    #[default]
+    Off,
+    /// Anonymous or authenticated.
+    Optional,
+    /// Authenticated only.
+    Required,
+}
+
+impl AuthMode {
+    /// Reads `off`, `optional` or `required`.
+    pub fn parse(s: &str) -> Option<AuthMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "" => Some(AuthMode::Off),
+            "optional" => Some(AuthMode::Optional),
+            "required" => Some(AuthMode::Required),
+            _ => None,
+        }
+    }
+
+    /// The setting's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthMode::Off => "off",
+            AuthMode::Optional => "optional",
+            AuthMode::Required => "required",
+        }
+    }
+}
+
+/// `ask.generator: bedrock` settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BedrockConfig {
+    /// A Bedrock model id (`amazon.nova-micro-v1:0`) or inference profile id.
+    pub model_id: String,
+    /// Region of the Bedrock endpoint; `None`: the function's own.
+    pub region: Option<String>,
+    /// Most tokens the model may write.
+    pub max_tokens: u32,
+    /// Whole-call limit, retries included.
+    pub timeout: std::time::Duration,
+}
+
+/// The scope required when `ask.auth_scope` is not set.
+pub const DEFAULT_AUTH_SCOPE: &str = "docs:read";
+
 /// `ask.retriever`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Retriever {
@@ -104,7 +153,7 @@ pub enum GeneratorConfig {
     /// Sentences of the sections, verbatim (the default).
     Extractive,
     /// A model on Amazon Bedrock.
-    Bedrock(crate::generate::BedrockConfig),
+    Bedrock(BedrockConfig),
 }
 
 /// Longest `ask.bedrock_timeout_ms`: under the function's 10-second timeout.
@@ -194,14 +243,12 @@ impl Config {
             boost: ask_index::boost::Boosts::default(),
             boost_rules: a.boost.unwrap_or_default().into_iter().collect(),
             synonyms: a.synonyms.unwrap_or_default(),
-            auth: crate::auth::Mode::Off,
+            auth: AuthMode::Off,
             auth_jwks: a.auth_jwks,
             auth_jwks_url: a.auth_jwks_url,
             auth_issuer: nonempty(a.auth_issuer),
             auth_audience: nonempty(a.auth_audience),
-            auth_scope: a
-                .auth_scope
-                .unwrap_or_else(|| crate::auth::DEFAULT_SCOPE.into()),
+            auth_scope: a.auth_scope.unwrap_or_else(|| DEFAULT_AUTH_SCOPE.into()),
             auth_rate_limit_per_minute: a.auth_rate_limit_per_minute.unwrap_or(120),
             s3_force_path_style: false,
             generator,
@@ -241,7 +288,7 @@ impl Config {
         if let Some(v) = env("ASK_AUTH") {
             auth = v;
         }
-        c.auth = crate::auth::Mode::parse(&auth).ok_or_else(|| {
+        c.auth = AuthMode::parse(&auth).ok_or_else(|| {
             ConfigError(format!(
                 "ask.auth {auth:?} is not off, optional or required"
             ))
@@ -381,7 +428,7 @@ impl Config {
                 "auth_rate_limit_per_minute must be at least 1".into(),
             ));
         }
-        if c.auth != crate::auth::Mode::Off {
+        if c.auth != AuthMode::Off {
             match (&c.auth_jwks, &c.auth_jwks_url) {
                 (None, None) => {
                     return Err(ConfigError(
@@ -393,10 +440,10 @@ impl Config {
                         "give one of ASK_AUTH_JWKS and ASK_AUTH_JWKS_URL, not both".into(),
                     ));
                 }
-                (Some(jwks), None) => {
-                    crate::auth::Auth::new(c.auth, jwks, None, None, String::new())
-                        .map_err(|e| ConfigError(format!("ask.auth_jwks: {e}")))?;
-                }
+                // Its keys are read when the state is made
+                // (`crate::built::auth`): a set that does not parse fails
+                // the cold start there, naming it.
+                (Some(_), None) => {}
                 (None, Some(url)) => {
                     // Plain http only on this machine's loopback (tests, a
                     // local identity provider).
@@ -515,7 +562,7 @@ fn generator(
             "bedrock_timeout_ms {timeout_ms} is not between 100 and {MAX_GENERATOR_TIMEOUT_MS} (the function times out at 10 s)"
         )));
     }
-    Ok(GeneratorConfig::Bedrock(crate::generate::BedrockConfig {
+    Ok(GeneratorConfig::Bedrock(BedrockConfig {
         model_id,
         region,
         max_tokens,

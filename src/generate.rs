@@ -19,6 +19,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+pub use crate::config::BedrockConfig;
+
 use aws_sdk_bedrockruntime::config::retry::RetryConfig;
 use aws_sdk_bedrockruntime::config::timeout::TimeoutConfig;
 use aws_sdk_bedrockruntime::error::{DisplayErrorContext, SdkError};
@@ -79,19 +81,6 @@ pub trait Generator: Send + Sync {
     fn model(&self) -> &str;
     /// The answer, or why there is none (the caller then falls back).
     fn write(&self, prompt: &Prompt<'_>) -> Result<Written, Fallback>;
-}
-
-/// `ask.generator: bedrock` settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BedrockConfig {
-    /// A Bedrock model id (`amazon.nova-micro-v1:0`) or inference profile id.
-    pub model_id: String,
-    /// Region of the Bedrock endpoint; `None`: the function's own.
-    pub region: Option<String>,
-    /// Most tokens the model may write.
-    pub max_tokens: u32,
-    /// Whole-call limit, retries included.
-    pub timeout: Duration,
 }
 
 /// The system prompt: rules the sources cannot change.

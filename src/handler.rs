@@ -56,24 +56,50 @@ pub struct State {
     /// extractive summarizer. [`State::new`] leaves it `None`:
     /// [`State::with_generator`] sets it.
     pub generator: Option<Box<dyn crate::generate::Generator>>,
+    /// What the request parser allows, from the configuration.
+    pub limits: crate::protocol::request::Limits,
     counter: AtomicU64,
 }
 
 impl State {
-    /// State over a loaded index, with the real monotonic clock.
+    /// State over a loaded index, with the real monotonic clock; its token
+    /// checker from the inline key set alone (see [`State::with_auth`]).
     pub fn new(config: Config, index: Index) -> State {
-        let origin = Instant::now();
-        Self::with_clock(
-            config,
-            index,
-            Box::new(move || origin.elapsed().as_secs_f64()),
-        )
+        Self::with_clock(config, index, real_clock())
     }
 
-    /// State with an injected clock.
+    /// State over a loaded index with `auth`, the checker built from the
+    /// configuration and the key set the cold start fetched
+    /// ([`crate::built::auth`]).
+    pub fn with_auth(config: Config, index: Index, auth: crate::auth::Auth) -> State {
+        Self::assemble(config, index, auth, real_clock())
+    }
+
+    /// State with an injected clock; its token checker from the inline key
+    /// set (one that does not parse refuses every credential: never open).
     pub fn with_clock(
         config: Config,
         index: Index,
+        clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    ) -> State {
+        let auth = crate::built::auth(&config, None).unwrap_or_else(|_| {
+            crate::auth::Auth::without_keys(
+                config.auth,
+                config.auth_issuer.clone(),
+                config.auth_audience.clone(),
+                config.auth_scope.clone(),
+            )
+        });
+        Self::assemble(config, index, auth, clock)
+    }
+
+    /// The runtime objects the configuration describes, each built here
+    /// once: the analyzer, the search rules (synonyms analysed), both
+    /// limiters, the OpenAPI document.
+    fn assemble(
+        config: Config,
+        index: Index,
+        auth: crate::auth::Auth,
         clock: Box<dyn Fn() -> f64 + Send + Sync>,
     ) -> State {
         let base_url = if config.docs_base_url.is_empty() {
@@ -91,19 +117,7 @@ impl State {
             hybrid: None,
         };
         let product = ask_index::llms::product(&index);
-        // Never open: an unusable key set refuses every credential (until a
-        // refetch from ask.auth_jwks_url brings keys).
-        let mut auth = crate::built::auth(&config).unwrap_or_else(|_| {
-            crate::auth::Auth::without_keys(
-                config.auth,
-                config.auth_issuer.clone(),
-                config.auth_audience.clone(),
-                config.auth_scope.clone(),
-            )
-        });
-        if let Some(url) = config.auth_jwks_url.clone() {
-            auth = auth.with_refetch(url);
-        }
+        let limits = crate::built::limits(&config);
         State {
             ask_tool: std::sync::OnceLock::new(),
             rules,
@@ -124,6 +138,7 @@ impl State {
             base_url,
             openapi: protocol::openapi::document(),
             generator: None,
+            limits,
             counter: AtomicU64::new(0),
         }
     }
@@ -252,6 +267,11 @@ pub fn source_ip(req: &Request) -> Option<String> {
         #[allow(unreachable_patterns)]
         _ => None,
     }
+}
+
+fn real_clock() -> Box<dyn Fn() -> f64 + Send + Sync> {
+    let origin = Instant::now();
+    Box::new(move || origin.elapsed().as_secs_f64())
 }
 
 /// Answers one event. Never panics, never fails.
@@ -916,7 +936,7 @@ impl mcp::Asker for Asking<'_> {
             accept: None,
             body: &[],
         };
-        let parsed = match protocol::parse(&raw, &self.state.config) {
+        let parsed = match protocol::parse(&raw, &self.state.limits) {
             Ok(p) => p,
             Err(f) => {
                 return Document::Failure(FailureDocument::new(&f, None, &self.state.echo(None)));
@@ -941,7 +961,7 @@ struct AskedFor {
 
 impl AskedFor {
     fn read(state: &State, req: &Request) -> AskedFor {
-        let parsed = protocol::parse(&raw_request(req), &state.config);
+        let parsed = protocol::parse(&raw_request(req), &state.limits);
         let hash = match &parsed {
             Ok(p) if req.method().as_str() == "GET" => Some(etag_hash(state, p)),
             _ => None,
@@ -1091,7 +1111,7 @@ fn who_request(state: &State, req: &Request) -> Response<Body> {
         accept: None,
         body: &[],
     };
-    let parsed = match protocol::parse(&raw, &state.config) {
+    let parsed = match protocol::parse(&raw, &state.limits) {
         Ok(p) => p,
         Err(f) => return failure_response(&f, None, &state.echo(None)),
     };

@@ -1,6 +1,7 @@
 //! The `ask` Lambda: an NLWeb 0.55 `/ask` endpoint over a prebuilt index.
 //!
 //! - [`event`]: events `lambda_http` would panic on, made readable;
+//! - [`mode`]: the answer modes, a word of both the settings and the wire;
 //! - [`config`]: settings from `common/global_config.yaml` and `ASK_*`;
 //! - [`source`]: loading the index (S3 or file, through `ask_store`) at cold start;
 //! - [`protocol`]: request shapes, failures, response documents, SSE framing, MCP
@@ -22,6 +23,7 @@ pub mod event;
 pub mod generate;
 pub mod handler;
 pub mod mcp;
+pub mod mode;
 pub mod protocol;
 pub mod rate_limit;
 pub mod source;

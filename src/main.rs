@@ -25,15 +25,16 @@ async fn main() -> Result<(), Error> {
     }
 
     let t = Instant::now();
-    let mut config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
+    let config = Config::load(EMBEDDED_CONFIG, &|k| std::env::var(k).ok())?;
+    let mut fetched = None;
     if config.enabled
         && config.auth != nlweb_ask::auth::Mode::Off
-        && let Some(url) = config.auth_jwks_url.clone()
+        && let Some(url) = &config.auth_jwks_url
     {
-        match nlweb_ask::auth::fetch_jwks(&url).await {
-            Ok(jwks) => config.auth_jwks = Some(jwks),
+        match nlweb_ask::auth::fetch_jwks(url).await {
+            Ok(jwks) => fetched = Some(jwks),
             // `optional`: anonymous callers are still served, and every
-            // token is refused (401) until an environment fetches the keys:
+            // token is refused (401) until a refetch brings the keys:
             // never anonymous for a token.
             Err(e) if config.auth == nlweb_ask::auth::Mode::Optional => {
                 tracing::error!("{e}; serving anonymous callers only, refusing every token");
@@ -44,14 +45,12 @@ async fn main() -> Result<(), Error> {
             }
         }
     }
-    if config.enabled && (config.auth_jwks.is_some() || config.auth_jwks_url.is_none()) {
-        // A key set that does not parse fails the cold start, naming it.
-        nlweb_ask::built::auth(&config).map_err(|e| {
-            let e = format!("ask.auth: {e}");
-            tracing::error!("{e}");
-            e
-        })?;
-    }
+    // A key set that does not parse fails the cold start, naming it.
+    let auth = nlweb_ask::built::auth(&config, fetched.as_deref()).map_err(|e| {
+        let e = format!("ask.auth: {e}");
+        tracing::error!("{e}");
+        e
+    })?;
     let state: &'static State = if config.enabled {
         // The sentence model loads on its own thread while the index is
         // fetched (the fetch mostly waits on S3).
@@ -84,7 +83,7 @@ async fn main() -> Result<(), Error> {
             tracing::error!("{e}");
             e
         })?;
-        let mut state = State::new(config, index);
+        let mut state = State::with_auth(config, index, auth);
         if let Some(h) = hybrid {
             tracing::info!(
                 model = ask_embed::MINILM_L6.id,
@@ -118,7 +117,7 @@ async fn main() -> Result<(), Error> {
             },
             &ask_index::Analyzer::new(),
         )?;
-        Box::leak(Box::new(State::new(config, empty)))
+        Box::leak(Box::new(State::with_auth(config, empty, auth)))
     };
     // lambda_http::run, with each event made readable first (see event.rs).
     let service = service_fn(move |req: Request| async move {

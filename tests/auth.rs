@@ -302,23 +302,40 @@ fn config_refuses_auth_without_usable_keys() {
         (vec![("ASK_AUTH", "sometimes")], "off, optional or required"),
         (vec![("ASK_AUTH", "required")], "no key set"),
         (
-            vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS", "{}")],
-            "JWK set",
-        ),
-        (
-            vec![
-                ("ASK_AUTH", "required"),
-                ("ASK_AUTH_JWKS", r#"{"keys":[]}"#),
-            ],
-            "no RS256",
-        ),
-        (
             vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS_URL", "ftp://x")],
             "not an https URL",
         ),
     ] {
         let e = load(&pairs).unwrap_err().to_string();
         assert!(e.contains(says), "{pairs:?}: {e}");
+    }
+    // The settings are plain data: a key set is read when the state is
+    // made, and one that gives no key fails the cold start there, naming it.
+    let named = [
+        ("ASK_AUTH_ISSUER", "https://auth.example.com/"),
+        ("ASK_AUTH_AUDIENCE", "docs-api"),
+    ];
+    for (jwks, says) in [("{}", "JWK set"), (r#"{"keys":[]}"#, "no RS256")] {
+        let mut pairs = vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS", jwks)];
+        pairs.extend(named);
+        let config = load(&pairs).unwrap();
+        let e = nlweb_ask::built::auth(&config, None).err().unwrap();
+        assert!(
+            e.contains("ask.auth_jwks") && e.contains(says),
+            "{jwks}: {e}"
+        );
+        // A fetched document is read the same way, and named by its URL.
+        let mut pairs = vec![
+            ("ASK_AUTH", "required"),
+            ("ASK_AUTH_JWKS_URL", "https://auth.example.com/jwks.json"),
+        ];
+        pairs.extend(named);
+        let config = load(&pairs).unwrap();
+        let e = nlweb_ask::built::auth(&config, Some(jwks)).err().unwrap();
+        assert!(
+            e.contains("https://auth.example.com/jwks.json") && e.contains(says),
+            "{e}"
+        );
     }
 }
 

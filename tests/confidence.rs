@@ -26,7 +26,7 @@ fn ask(index: &ask_index::Index, question: &str, mode: &str) -> Result<Answer, F
         ],
         ..RawRequest::default()
     };
-    let req = parse(&raw, &config).unwrap();
+    let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
     let analyzer = ask_index::Analyzer::new();
     answer(
         index,

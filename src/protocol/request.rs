@@ -18,41 +18,23 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::failure::Failure;
 use super::response::ResponseFormat;
-use crate::config::Config;
 
-/// A response mode.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Ranked sections only.
-    List,
-    /// Sections plus an extractive SearchSummary.
-    Summarize,
-    /// Like summarize (extractive, no model): the summary is the answer.
-    Generate,
-}
+pub use crate::mode::Mode;
 
-impl Mode {
-    /// Parses one mode name; `none` is the reference server's name for list.
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "list" | "none" => Some(Mode::List),
-            "summarize" | "summary" => Some(Mode::Summarize),
-            "generate" => Some(Mode::Generate),
-            _ => None,
-        }
-    }
-
-    /// The name on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::List => "list",
-            Mode::Summarize => "summarize",
-            Mode::Generate => "generate",
-        }
-    }
+/// What a request may carry and what it gets when it says nothing: the
+/// parser's own settings (made from `ask.*` by `crate::built::limits`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Largest body read, in bytes.
+    pub max_body_bytes: usize,
+    /// Longest question (and `prev` entry), in characters.
+    pub max_query_chars: usize,
+    /// Most `prev` entries.
+    pub max_prev: usize,
+    /// The mode of a request that names none.
+    pub default_mode: Mode,
+    /// Whether a request that says nothing streams.
+    pub default_streaming: bool,
 }
 
 /// The format a `response_format` names, if it is served.
@@ -545,7 +527,7 @@ fn read_params(params: &[(String, String)]) -> UrlParams {
 }
 
 /// Parses and validates a request.
-pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
+pub fn parse(raw: &RawRequest, cfg: &Limits) -> Result<AskRequest, Failure> {
     if raw.body.len() > cfg.max_body_bytes {
         return Err(Failure::PayloadTooLarge {
             bytes: raw.body.len(),
@@ -689,7 +671,7 @@ pub fn parse(raw: &RawRequest, cfg: &Config) -> Result<AskRequest, Failure> {
 /// words (U+FDFA for five) would otherwise cost many times what a question
 /// of the same length does. Scripts that transliterate into a few letters
 /// a character (Chinese, Japanese, Cyrillic) stay well within it.
-fn too_many_words(what: &str, text: &str, cfg: &Config) -> Result<(), Failure> {
+fn too_many_words(what: &str, text: &str, cfg: &Limits) -> Result<(), Failure> {
     let limit = cfg.max_query_chars.saturating_mul(4);
     let len = ask_index::analyzer::transliterated_len(text);
     if len > limit {
@@ -706,8 +688,16 @@ mod tests {
     use crate::config::EMBEDDED_CONFIG;
     use crate::protocol::FailureCode;
 
-    fn cfg() -> Config {
-        Config::load(EMBEDDED_CONFIG, &|_| None).unwrap()
+    /// The limits of the embedded configuration.
+    fn cfg() -> Limits {
+        let c = crate::config::Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
+        Limits {
+            max_body_bytes: c.max_body_bytes,
+            max_query_chars: c.max_query_chars,
+            max_prev: c.max_prev,
+            default_mode: c.default_mode,
+            default_streaming: c.default_streaming,
+        }
     }
 
     fn req(
