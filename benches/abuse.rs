@@ -8,8 +8,9 @@
 use std::path::Path;
 
 use ask_index::{Analyzer, BuildOptions, Weights};
+use nlweb_ask::app::respond;
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::state::State;
 use serde_json::{Value, json};
 
 const BUCKET: u32 = 1_000_000;

@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use ask_index::{Analyzer, BuildOptions, Weights};
 use criterion::{Criterion, criterion_group, criterion_main};
+use nlweb_ask::app::respond;
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::state::State;
 
 const QUESTIONS: &[&str] = &[
     "how do I schedule a deployment with cron",

@@ -12,19 +12,27 @@
 //! - [`rate_limit`]: per-client token buckets;
 //! - [`auth`]: optional bearer-token (JWT) authentication;
 //! - [`built`]: the runtime objects (token checker, model) the config describes;
-//! - [`handler`]: routing, CORS, limits, failures → HTTP responses.
+//! - [`state`]: what every request shares, built once per cold start;
+//! - [`app`]: the router and its layers, applied in one place;
+//! - [`routes`]: one module per route; [`layers`]: what every route gets;
+//! - [`exchange`]: what the layers tell a route; [`reply`]: documents → responses.
 #![deny(missing_docs)]
 
 pub mod answer;
+pub mod app;
 pub mod auth;
 pub mod built;
 pub mod config;
 pub mod event;
+pub mod exchange;
 pub mod generate;
-pub mod handler;
+pub mod layers;
 pub mod mcp;
 pub mod mode;
 pub mod protocol;
 pub mod rate_limit;
+pub mod reply;
+pub mod routes;
 pub mod source;
+pub mod state;
 pub mod summary;

@@ -2,11 +2,11 @@
 
 use std::time::Instant;
 
-use lambda_http::{Body, Error, Request, Response, service_fn};
+use lambda_http::Error;
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
 use nlweb_ask::event::SafeEvents;
-use nlweb_ask::handler::{self, State};
 use nlweb_ask::source;
+use nlweb_ask::state::State;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
@@ -51,7 +51,7 @@ async fn main() -> Result<(), Error> {
         tracing::error!("{e}");
         e
     })?;
-    let state: &'static State = if config.enabled {
+    let state: State = if config.enabled {
         // The sentence model loads on its own thread while the index is
         // fetched (the fetch mostly waits on S3).
         let t_model = Instant::now();
@@ -93,7 +93,7 @@ async fn main() -> Result<(), Error> {
             );
             state = state.with_hybrid(h);
         }
-        Box::leak(Box::new(match generator {
+        match generator {
             Some(g) => {
                 tracing::info!(
                     generator = g.name(),
@@ -103,7 +103,7 @@ async fn main() -> Result<(), Error> {
                 state.with_generator(g)
             }
             None => state,
-        }))
+        }
     } else {
         tracing::info!("ask.enabled is false: every route answers 404");
         let empty = ask_index::build(
@@ -117,14 +117,9 @@ async fn main() -> Result<(), Error> {
             },
             &ask_index::Analyzer::new(),
         )?;
-        Box::leak(Box::new(State::with_auth(config, empty, auth)))
+        State::with_auth(config, empty, auth)
     };
     // lambda_http::run, with each event made readable first (see event.rs).
-    let service = service_fn(move |req: Request| async move {
-        let resp = handler::respond(state, &req);
-        // A token that named an unknown key asked for the JWKS again.
-        state.auth.refetch_if_wanted().await;
-        Ok::<Response<Body>, Error>(resp)
-    });
+    let service = nlweb_ask::app::service(state);
     lambda_http::lambda_runtime::run(SafeEvents(lambda_http::Adapter::from(service))).await
 }

@@ -12,7 +12,8 @@ mod support;
 mod test_state;
 
 use lambda_http::{Body, Request, Response};
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::app::respond;
+use nlweb_ask::state::State;
 use serde_json::{Value, json};
 use support::docs::{docs_index, events_env, repo};
 use support::process::rss_kib;

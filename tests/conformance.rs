@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use lambda_http::Request;
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::app::respond;
+use nlweb_ask::state::State;
 use serde_json::{Value, json};
 use support::docs::{docs_index, repo};
 use support::sse::{self, Event};

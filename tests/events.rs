@@ -9,7 +9,8 @@ mod support;
 mod test_state;
 
 use lambda_http::{Body, Response};
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::app::respond;
+use nlweb_ask::state::State;
 use serde_json::Value;
 use support::docs::{docs_index, repo};
 use support::event_table::expectations;

@@ -7,7 +7,8 @@ mod support;
 mod test_state;
 
 use lambda_http::Request;
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::app::respond;
+use nlweb_ask::state::State;
 use serde_json::Value;
 use support::docs::{docs_index, repo};
 use support::process::rss_kib;

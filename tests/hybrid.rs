@@ -7,11 +7,11 @@ mod support;
 #[path = "support/state.rs"]
 mod test_state;
 
-use nlweb_ask::handler::respond;
+use nlweb_ask::app::respond;
 use serde_json::{Value, json};
 use support::docs::{docs_index, docs_index_with_vectors, model_dir as model, repo};
 
-fn ask(state: &nlweb_ask::handler::State, query: &str) -> Value {
+fn ask(state: &nlweb_ask::state::State, query: &str) -> Value {
     let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();
     let mut v: Value = serde_json::from_str(&text).unwrap();
     v["rawPath"] = json!("/ask");
@@ -46,7 +46,7 @@ fn a_hybrid_state_ranks_as_build_index_search_does() {
         ..Default::default()
     };
     let state =
-        nlweb_ask::handler::State::with_clock(config, index, Box::new(|| 0.0)).with_hybrid(hybrid);
+        nlweb_ask::state::State::with_clock(config, index, Box::new(|| 0.0)).with_hybrid(hybrid);
     let q = "stop one caller from using up every request";
     let answer = ask(&state, q);
     let served: Vec<&str> = answer["results"]

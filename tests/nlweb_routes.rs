@@ -8,7 +8,8 @@ mod support;
 mod test_state;
 
 use lambda_http::{Body, Response};
-use nlweb_ask::handler::{State, respond};
+use nlweb_ask::app::respond;
+use nlweb_ask::state::State;
 use serde_json::{Value, json};
 use support::docs::{docs_index, repo};
 
@@ -195,6 +196,12 @@ fn both_routes_follow_the_off_switch_methods_and_the_rate_limit() {
         let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
         assert_eq!(r.status(), 405, "{path}");
         assert_eq!(header(&r, "allow"), "GET, OPTIONS");
+        // HEAD is not served as a GET: the 405's headers, no content.
+        v["requestContext"]["http"]["method"] = json!("HEAD");
+        let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
+        assert_eq!(r.status(), 405, "{path}");
+        assert_eq!(header(&r, "allow"), "GET, OPTIONS");
+        assert!(r.body().as_ref().is_empty());
         v["requestContext"]["http"]["method"] = json!("OPTIONS");
     }
 }
@@ -321,4 +328,49 @@ fn the_template_routes_every_path_the_handler_serves() {
         .collect();
     served.sort();
     assert_eq!(in_template, served);
+}
+
+/// The router serves exactly the methods the layers' route table names
+/// (preflights and `Allow` come from the table): every route, every
+/// method, with auth on so that the RFC 9728 metadata is a route too.
+#[test]
+fn the_router_and_the_route_table_agree() {
+    let s = state(
+        &support::docs::events_env()
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();
+    let base: Value = serde_json::from_str(&text).unwrap();
+    for route in nlweb_ask::routes::ROUTES {
+        for method in ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
+            let mut v = base.clone();
+            v["rawPath"] = json!(route.path);
+            v["requestContext"]["http"]["path"] = json!(route.path);
+            v["requestContext"]["http"]["method"] = json!(method);
+            // Its own address each time: no bucket runs dry.
+            v["requestContext"]["http"]["sourceIp"] =
+                json!(format!("192.0.2.{}", method.len() * 20 + route.path.len()));
+            let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
+            let takes = route.methods.split(", ").any(|m| m == method);
+            let status = r.status().as_u16();
+            assert_ne!(status, 404, "{method} {}", route.path);
+            if takes {
+                assert_ne!(status, 405, "{method} {}", route.path);
+            } else {
+                assert_eq!(status, 405, "{method} {}", route.path);
+                assert_eq!(
+                    header(&r, "allow"),
+                    route.methods,
+                    "{method} {}",
+                    route.path
+                );
+            }
+            if method == "OPTIONS" {
+                assert_eq!(status, 204, "{}", route.path);
+                assert_eq!(header(&r, "access-control-allow-methods"), route.methods);
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
-use nlweb_ask::handler::State;
+use nlweb_ask::state::State;
 
 /// The configuration those variables give; later pairs win.
 pub fn config(extra: &[(&str, &str)]) -> Config {

@@ -1,0 +1,433 @@
+//! What every route gets, each written once as a middleware function and
+//! applied by `crate::app` in one place, so that no route can forget one.
+//! The order (outermost first) is the order of this file:
+//!
+//! - on every request, routed or not: [`off_switch`], [`refetch_keys`],
+//!   [`stamp`] (`X-Index`, `Server-Timing`, the default `RateLimit-Policy`,
+//!   `Cache-Control: private` for a request with a token, the request id
+//!   in the logs), [`cap`] (`ask.max_response_bytes`), [`cors`],
+//!   [`unreadable`], [`preflight`], then a panic → `INTERNAL_ERROR`
+//!   (tower-http's `CatchPanicLayer`, in `crate::app`);
+//! - on a routed request with an allowed method (a 404 or 405 from the
+//!   router's fallbacks costs nothing): [`authenticate`], [`revalidate`],
+//!   [`rate_limit`], [`body_limit`].
+
+use std::time::Instant;
+
+use axum::body::{Body, HttpBody, to_bytes};
+use axum::extract::{MatchedPath, Request, State as Ctx};
+use axum::middleware::Next;
+use axum::response::Response;
+use lambda_http::http::request::Parts;
+use lambda_http::http::{HeaderMap, HeaderValue, Method};
+use tracing::Instrument;
+
+use crate::auth::{Caller, Denied};
+use crate::exchange::{Meter, Started, Validator};
+use crate::protocol::Failure;
+use crate::rate_limit::ClientKey;
+use crate::reply;
+use crate::routes::{self, RESOURCE_METADATA_PATH, Route};
+use crate::state::{State, api_base_url, request_id, source_ip};
+
+/// `ask.enabled: false`: every path is a bare 404.
+pub async fn off_switch(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    if !state.config.enabled {
+        return reply::not_found();
+    }
+    next.run(req).await
+}
+
+/// After the answer, before it is handed back: a token that named an
+/// unknown key asked for the JWKS again (a task left running would freeze
+/// with the Lambda environment).
+pub async fn refetch_keys(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let resp = next.run(req).await;
+    state.auth.refetch_if_wanted().await;
+    resp
+}
+
+/// The headers every response carries, and the request's span in the logs.
+pub async fn stamp(Ctx(state): Ctx<State>, mut req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    req.extensions_mut().insert(Started(started));
+    let with_token = req.headers().contains_key("authorization");
+    let (parts, body) = req.into_parts();
+    let span = tracing::info_span!(
+        "request",
+        request_id = request_id(&parts).unwrap_or_default()
+    );
+    let mut resp = next
+        .run(Request::from_parts(parts, body))
+        .instrument(span)
+        .await;
+    if with_token {
+        private(resp.headers_mut());
+    }
+    let h = resp.headers_mut();
+    if let Ok(v) = format!(
+        "build-id={}; built-at={}",
+        state.index.meta.build_id, state.index.meta.built_at
+    )
+    .parse()
+    {
+        h.insert("x-index", v);
+    }
+    if !h.contains_key("ratelimit-policy")
+        && let Ok(v) = format!("\"default\";q={};w=60", state.config.rate_limit_per_minute).parse()
+    {
+        h.insert("ratelimit-policy", v);
+    }
+    let total = started.elapsed().as_secs_f64() * 1e3;
+    let timing = match h.get("server-timing").and_then(|v| v.to_str().ok()) {
+        Some(route) => format!("{route}, total;dur={total:.3}"),
+        None => format!("total;dur={total:.3}"),
+    };
+    if let Ok(v) = timing.parse() {
+        h.insert("server-timing", v);
+    }
+    resp
+}
+
+/// An answer to a request that carried a token is for that caller alone:
+/// no shared cache may keep it.
+fn private(h: &mut HeaderMap) {
+    let cc = h
+        .get("cache-control")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let cc = if cc.is_empty() {
+        "private".to_string()
+    } else if cc.contains("public") {
+        cc.replace("public", "private")
+    } else if cc.contains("private") {
+        cc.to_string()
+    } else {
+        format!("private, {cc}")
+    };
+    if let Ok(v) = cc.parse() {
+        h.insert("cache-control", v);
+    }
+}
+
+/// An answer over `ask.max_response_bytes` is not sent: the failure that
+/// says so takes its place (a JSON-RPC error on `/mcp`), with the
+/// `RateLimit` headers of what it cost.
+pub async fn cap(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let resp = next.run(req).await;
+    let limit = state.config.max_response_bytes;
+    if resp
+        .body()
+        .size_hint()
+        .upper()
+        .is_some_and(|n| n <= limit as u64)
+    {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let bytes = match to_bytes(body, usize::MAX).await {
+        Ok(b) => b,
+        Err(_) => return reply::failure(&Failure::InternalError, None, &state.echo(None)),
+    };
+    if bytes.len() <= limit {
+        return Response::from_parts(parts, Body::from(bytes));
+    }
+    let f = Failure::AnswerTooLarge {
+        bytes: bytes.len(),
+        limit,
+    };
+    tracing::warn!(bytes = bytes.len(), limit, route = %path, "answer over the cap");
+    let mut failure = reply::failure_at(&path, &f, &state.echo(None));
+    // The tokens it cost are still what they were.
+    for name in ["ratelimit", "ratelimit-policy"] {
+        if let Some(v) = parts.headers.get(name).cloned() {
+            failure.headers_mut().insert(name, v);
+        }
+    }
+    failure
+}
+
+/// CORS on every response: `Access-Control-Allow-Origin` for `*` or an
+/// origin on `ask.cors_allow_origins` (with `Vary: Origin` under an
+/// allow-list, whether or not this one is on it), and the headers a page
+/// may read.
+pub async fn cors(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let origin = req.headers().get("origin").cloned();
+    let mut resp = next.run(req).await;
+    let origins = &state.config.cors_allow_origins;
+    let any = origins.iter().any(|o| o == "*");
+    let h = resp.headers_mut();
+    let allow = if any {
+        Some(HeaderValue::from_static("*"))
+    } else {
+        origin.filter(|o| o.to_str().is_ok_and(|o| origins.iter().any(|a| a == o)))
+    };
+    if !any {
+        h.insert("vary", HeaderValue::from_static("Origin"));
+    }
+    if let Some(a) = allow {
+        h.insert("access-control-allow-origin", a);
+    }
+    h.insert(
+        "access-control-expose-headers",
+        HeaderValue::from_static(
+            "RateLimit, RateLimit-Policy, Retry-After, Server-Timing, ETag, X-Index, WWW-Authenticate",
+        ),
+    );
+    resp
+}
+
+/// An event whose URL `lambda_http` could not read (`crate::event`): 400.
+pub async fn unreadable(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    if req.headers().contains_key(crate::event::UNREADABLE) {
+        let f = Failure::InvalidRequest(
+            "the request's Host, X-Forwarded-Proto or query string cannot be read as a URL".into(),
+        );
+        return reply::failure(&f, None, &state.echo(None));
+    }
+    next.run(req).await
+}
+
+/// A CORS preflight of a route: 204 with the route's methods, no token.
+/// A `HEAD`, which the router would serve as a `GET` without its body, is
+/// the 405 of any method a route does not take.
+pub async fn preflight(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let Some(route) = route_of(&req) else {
+        return next.run(req).await;
+    };
+    if req.method() == Method::HEAD {
+        return not_allowed(&state, route, req.method());
+    }
+    if req.method() != Method::OPTIONS {
+        return next.run(req).await;
+    }
+    Response::builder()
+        .status(204)
+        .header("access-control-allow-methods", route.methods)
+        .header(
+            "access-control-allow-headers",
+            "content-type, accept, authorization, mcp-protocol-version, mcp-session-id",
+        )
+        .header("access-control-max-age", "86400")
+        .body(Body::empty())
+        .expect("valid response")
+}
+
+/// The 405 document of `method` on `route`, with its `Allow`.
+pub fn not_allowed(state: &State, route: &Route, method: &Method) -> Response {
+    let f = Failure::MethodNotAllowed {
+        method: method.as_str().to_string(),
+        path: route.path,
+        allow: route.methods,
+    };
+    reply::failure(&f, None, &state.echo(None))
+}
+
+/// The route the router matched (`None`: a fallback).
+fn route_of(req: &Request) -> Option<&'static Route> {
+    req.extensions()
+        .get::<MatchedPath>()
+        .and_then(|p| routes::of(p.as_str()))
+}
+
+/// Who is calling a route that reveals the docs or the settings, as the
+/// bucket its requests spend ([`Meter`]); or the failure that refuses
+/// them, which still costs the address a token. The RFC 9728 metadata,
+/// the OpenAPI document and the widget stay public.
+pub async fn authenticate(Ctx(state): Ctx<State>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let guarded = route_of(&req).is_some_and(|r| r.guarded);
+    let (parts, body) = req.into_parts();
+    let ip = ClientKey::from_ip(source_ip(&parts).as_deref());
+    let who = if guarded {
+        caller(&state, &parts)
+    } else {
+        Ok(Caller::Anonymous)
+    };
+    req = Request::from_parts(parts, body);
+    let meter = match who {
+        Ok(Caller::Subject(sub)) => Meter {
+            key: ClientKey::from_subject(&sub),
+            subject: true,
+        },
+        Ok(Caller::Anonymous) => Meter {
+            key: ip,
+            subject: false,
+        },
+        Err(f) => {
+            let decision = {
+                let mut l = state.limiter.lock().unwrap_or_else(|p| p.into_inner());
+                l.check(ip, (state.clock)())
+            };
+            let f = if decision.allowed {
+                f
+            } else {
+                Failure::RateLimited {
+                    retry_after_secs: decision.retry_after_secs,
+                }
+            };
+            return reply::failure_at(&path, &f, &state.echo(None));
+        }
+    };
+    req.extensions_mut().insert(meter);
+    next.run(req).await
+}
+
+/// The caller of a guarded route, or the failure that refuses it.
+fn caller(state: &State, parts: &Parts) -> Result<Caller, Failure> {
+    let header = parts.headers.get("authorization").map(|v| v.as_bytes());
+    let resource_metadata = format!("{}{RESOURCE_METADATA_PATH}", api_base_url(state, parts));
+    state.auth.check(header).map_err(|d| match d {
+        Denied::NoCredentials => Failure::Unauthorized {
+            error: None,
+            description: "this endpoint needs a bearer token (Authorization: Bearer <token>)",
+            resource_metadata,
+        },
+        Denied::Invalid(error, description) => Failure::Unauthorized {
+            error: Some(error),
+            description,
+            resource_metadata,
+        },
+        Denied::InsufficientScope => Failure::Forbidden {
+            scope: state.auth.scope().to_string(),
+            resource_metadata,
+        },
+    })
+}
+
+/// A GET of a route with a validator: its answer gets the `ETag` (and
+/// `Cache-Control: public, max-age` when `ask.cache_max_age` is set); an
+/// `If-None-Match` that names it gets 304, no body and no token spent (the
+/// `RateLimit` headers report the bucket as it is).
+pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let Some(validator) = route_of(&req).and_then(|r| r.validator) else {
+        return next.run(req).await;
+    };
+    let (mut parts, body) = req.into_parts();
+    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let Some(hash) = validator(&state, &parts, &body) else {
+        return next.run(Request::from_parts(parts, Body::from(body))).await;
+    };
+    let tag = format!("\"{hash:016x}\"");
+    let cache = (state.config.cache_max_age > 0)
+        .then(|| format!("public, max-age={}", state.config.cache_max_age));
+    let matches = parts
+        .headers
+        .get("if-none-match")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|inm| {
+            inm.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == tag || t == "*")
+        });
+    if matches && let Some(meter) = parts.extensions.get::<Meter>().copied() {
+        let decision = {
+            let l = meter
+                .limiter(&state)
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            l.peek(meter.key, (state.clock)())
+        };
+        return Response::builder()
+            .status(304)
+            .header("etag", tag)
+            .header("cache-control", cache.as_deref().unwrap_or("no-store"))
+            .header(
+                "ratelimit",
+                format!(
+                    "\"{}\";r={};t={}",
+                    meter.policy(),
+                    decision.remaining,
+                    decision.reset_secs
+                ),
+            )
+            .body(Body::empty())
+            .expect("valid response");
+    }
+    parts.extensions.insert(Validator(hash));
+    let mut resp = next.run(Request::from_parts(parts, Body::from(body))).await;
+    if resp.status() == 200 {
+        let h = resp.headers_mut();
+        if let Ok(v) = tag.parse() {
+            h.insert("etag", v);
+        }
+        if let Some(v) = cache.and_then(|c| c.parse().ok()) {
+            h.insert("cache-control", v);
+        }
+    }
+    resp
+}
+
+/// One token of the caller's bucket for each request to a charged route,
+/// taken before the route runs (429 when there is none); a route whose
+/// work costs more (an MCP batch) spends the rest through the [`Meter`].
+/// The answer reports the bucket as the request left it.
+pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let charged = route_of(&req).is_some_and(|r| r.charged);
+    let Some(meter) = req.extensions().get::<Meter>().copied() else {
+        return next.run(req).await;
+    };
+    if !charged {
+        return next.run(req).await;
+    }
+    let decision = {
+        let mut l = meter
+            .limiter(&state)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        l.check(meter.key, (state.clock)())
+    };
+    let quota = if meter.subject {
+        state.config.auth_rate_limit_per_minute
+    } else {
+        state.config.rate_limit_per_minute
+    };
+    let mut resp = if decision.allowed {
+        next.run(req).await
+    } else {
+        let f = Failure::RateLimited {
+            retry_after_secs: decision.retry_after_secs,
+        };
+        reply::failure_at(&path, &f, &state.echo(None))
+    };
+    let after = {
+        let l = meter
+            .limiter(&state)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        l.peek(meter.key, (state.clock)())
+    };
+    let h = resp.headers_mut();
+    if let Ok(v) = format!(
+        "\"{}\";r={};t={}",
+        meter.policy(),
+        after.remaining,
+        after.reset_secs
+    )
+    .parse()
+    {
+        h.insert("ratelimit", v);
+    }
+    if let Ok(v) = format!("\"{}\";q={quota};w=60", meter.policy()).parse() {
+        h.insert("ratelimit-policy", v);
+    }
+    resp
+}
+
+/// A body over `ask.max_body_bytes` is refused with 413 before the route
+/// reads it.
+pub async fn body_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let (parts, body) = req.into_parts();
+    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+    if body.len() > state.config.max_body_bytes {
+        let f = Failure::PayloadTooLarge {
+            bytes: body.len(),
+            limit: state.config.max_body_bytes,
+        };
+        return reply::failure_at(&path, &f, &state.echo(None));
+    }
+    next.run(Request::from_parts(parts, Body::from(body))).await
+}

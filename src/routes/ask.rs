@@ -1,0 +1,113 @@
+//! `/ask`: the NLWeb question, answered as JSON or SSE.
+
+use std::time::Instant;
+
+use axum::body::to_bytes;
+use axum::extract::{Request, State as Ctx};
+use axum::response::Response;
+use lambda_http::RequestExt;
+use lambda_http::http::request::Parts;
+
+use crate::exchange::{Started, Validator};
+use crate::protocol::{self, AskRequest, Failure, RawRequest, wire};
+use crate::reply;
+use crate::state::State;
+
+/// GET or POST `/ask`.
+pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    // The body limit layer has read it already: this is a copy in memory.
+    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let parsed = protocol::parse(&raw_request(&parts, &body), &state.limits);
+    answer(&state, &parts, parsed)
+}
+
+/// The strong validator of a GET answer: a hash of the index build, this
+/// binary's version and the normalised request. A GET answer is a pure
+/// function of these (its generated `query_id` is derived from the same
+/// hash), so equal tags mean equal bytes. `None` for a POST or a request
+/// that does not parse.
+pub fn validator(state: &State, parts: &Parts, body: &[u8]) -> Option<u64> {
+    if parts.method != lambda_http::http::Method::GET {
+        return None;
+    }
+    let parsed = protocol::parse(&raw_request(parts, body), &state.limits).ok()?;
+    Some(etag_hash(state, &parsed))
+}
+
+fn etag_hash(state: &State, parsed: &AskRequest) -> u64 {
+    // The rate limit's text is in the answer (its older in-band headers).
+    let key = format!(
+        "{}\n{}\n{}\n{parsed:?}",
+        state.index.meta.build_id,
+        env!("CARGO_PKG_VERSION"),
+        state.config.rate_limit_per_minute
+    );
+    ask_index::index::fnv1a64(key.as_bytes(), 0x6574_6167)
+}
+
+/// The raw `/ask` request: URL parameters, `Accept`, body.
+fn raw_request<'a>(parts: &'a Parts, body: &'a [u8]) -> RawRequest<'a> {
+    let params: Vec<(String, String)> = parts
+        .query_string_parameters_ref()
+        .map(|q| {
+            q.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    RawRequest {
+        params,
+        accept: parts.headers.get("accept").and_then(|v| v.to_str().ok()),
+        body,
+    }
+}
+
+fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> Response {
+    let started = parts
+        .extensions
+        .get::<Started>()
+        .map_or_else(Instant::now, |s| s.0);
+    let hash = parts.extensions.get::<Validator>().map(|v| v.0);
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(f) => {
+            tracing::info!(
+                code = f.code().as_str(),
+                status = f.status(),
+                "rejected request"
+            );
+            return reply::failure(&f, None, &state.echo(None));
+        }
+    };
+    let echo = state.echo(Some(&parsed));
+    let query_id = match (&parsed.query_id, hash) {
+        (Some(q), _) => q.clone(),
+        // A GET answer is the same every time: so is its id.
+        (None, Some(h)) => format!("{:012x}", h & 0xffff_ffff_ffff),
+        (None, None) => state.new_query_id(parts),
+    };
+    let t = Instant::now();
+    let result = state.answer(&parsed, state.config.top_k);
+    let search_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut resp = match (&result, parsed.streaming) {
+        (Ok(a), false) => reply::json(200, &wire::answer_document(a, &query_id, &echo)),
+        (Ok(a), true) => reply::sse(wire::answer_stream(a, &query_id, &echo)),
+        (Err(f), false) => reply::failure(f, Some(&query_id), &echo),
+        (Err(f), true) => reply::sse(wire::failure_stream(f, &query_id, &echo)),
+    };
+    tracing::info!(
+        query_id = %query_id,
+        mode = parsed.mode.as_str(),
+        streaming = parsed.streaming,
+        results = result.as_ref().map(|a| a.items.len()).unwrap_or(0),
+        search_ms,
+        total_ms = started.elapsed().as_secs_f64() * 1e3,
+        "answered"
+    );
+    // The timing layer adds the total.
+    if let Ok(v) = format!("search;dur={search_ms:.3}").parse() {
+        resp.headers_mut().insert("server-timing", v);
+    }
+    resp
+}

@@ -1,0 +1,82 @@
+//! `/mcp`: the JSON-RPC exchange of `crate::mcp`, whose `ask` tool runs
+//! the `/ask` parser and retrieval, and whose batches spend a token a
+//! request from the caller's bucket.
+
+use axum::body::to_bytes;
+use axum::extract::{Request, State as Ctx};
+use axum::response::Response;
+use lambda_http::http::request::Parts;
+
+use crate::exchange::Meter;
+use crate::mcp;
+use crate::protocol::response::Document;
+use crate::protocol::{self, Failure, FailureDocument, RawRequest};
+use crate::reply;
+use crate::state::State;
+
+/// POST `/mcp`.
+pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    // The body limit layer has read it already: this is a copy in memory.
+    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let version = parts
+        .headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok());
+    let asker = Asking {
+        state: &state,
+        parts: &parts,
+        meter: parts.extensions.get::<Meter>().copied(),
+    };
+    reply::mcp(mcp::handle(&asker, version, &body))
+}
+
+/// The `ask` tool's view of the endpoint, and the caller's bucket.
+struct Asking<'a> {
+    state: &'a State,
+    parts: &'a Parts,
+    meter: Option<Meter>,
+}
+
+impl mcp::Asker for Asking<'_> {
+    fn product(&self) -> String {
+        self.state.product.0.clone()
+    }
+
+    fn tool(&self) -> crate::protocol::mcp::Tool {
+        self.state
+            .ask_tool
+            .get_or_init(|| mcp::ask_tool(&self.state.product.0))
+            .clone()
+    }
+
+    fn spend(&self, extra: u32) -> Result<(), Failure> {
+        match self.meter {
+            Some(m) => m.spend(self.state, extra),
+            // The rate limit layer gives every charged route its meter;
+            // without one, no more work is done for free.
+            None => Err(Failure::InternalError),
+        }
+    }
+
+    fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
+        let raw = RawRequest {
+            params,
+            accept: None,
+            body: &[],
+        };
+        let parsed = match protocol::parse(&raw, &self.state.limits) {
+            Ok(p) => p,
+            Err(f) => {
+                return Document::Failure(FailureDocument::new(&f, None, &self.state.echo(None)));
+            }
+        };
+        let query_id = parsed
+            .query_id
+            .clone()
+            .unwrap_or_else(|| self.state.new_query_id(self.parts));
+        let top_k = num_results.unwrap_or(self.state.config.top_k);
+        let echo = self.state.echo(Some(&parsed));
+        mcp::document(&self.state.answer(&parsed, top_k), &query_id, &echo)
+    }
+}

@@ -1,0 +1,98 @@
+//! `/who`: does this site answer a question?
+
+use axum::extract::{Request, State as Ctx};
+use axum::response::Response;
+use lambda_http::RequestExt;
+use lambda_http::http::request::Parts;
+
+use crate::protocol::response::{
+    ResourceType, WebSiteType, WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
+};
+use crate::protocol::{self, RawRequest};
+use crate::reply;
+use crate::state::{State, api_base_url};
+
+/// `GET /who?query=…`: whether this site answers the question, by the same
+/// retrieval and confidence rule as `/ask`, with its best page. Only the
+/// question is read (`query`, `q` or `text`): like the reference, `/who`
+/// asks about the site as a whole, so `site` and `prev` are ignored; the
+/// answer is JSON whatever `streaming` says.
+pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    who(&state, &parts)
+}
+
+fn who(state: &State, req: &Parts) -> Response {
+    let params: Vec<(String, String)> = req
+        .query_string_parameters_ref()
+        .map(|q| {
+            q.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| matches!(k.as_str(), "query" | "q" | "text"))
+        .chain([
+            ("mode".to_string(), "list".to_string()),
+            ("streaming".to_string(), "false".to_string()),
+        ])
+        .collect();
+    let raw = RawRequest {
+        params,
+        accept: None,
+        body: &[],
+    };
+    let parsed = match protocol::parse(&raw, &state.limits) {
+        Ok(p) => p,
+        Err(f) => return reply::failure(&f, None, &state.echo(None)),
+    };
+    let query_id = state.new_query_id(req);
+    // The same number of sections as an /ask answer, so that the confidence
+    // is the same as that answer's.
+    let answer = state.answer(&parsed, state.config.top_k).ok();
+    let confidence = answer.as_ref().and_then(|a| a.confidence.clone());
+    let relevant = confidence.as_ref().is_some_and(|c| c.answered);
+    let score = confidence.map_or(0.0, |c| c.coverage);
+    let best_page = answer
+        .as_ref()
+        .and_then(|a| a.items.first())
+        .map(|a| WhoPage {
+            name: a.name.clone(),
+            url: a.url.clone(),
+            score: a.score,
+            description: a.description.clone(),
+        });
+    let (name, description) = state.product.clone();
+    tracing::info!(query_id = %query_id, relevant, score, "who");
+    reply::json(
+        200,
+        &WhoDocument {
+            meta: WhoMeta {
+                response_type: protocol::response::ResponseType::Answer,
+                version: protocol::response::Version::V055,
+                conversation_id: query_id,
+            },
+            query: parsed.query.clone(),
+            relevant,
+            score,
+            content: vec![WhoContent {
+                kind: ResourceType::Resource,
+                resource: WhoResource {
+                    uri: format!("{}/ask", api_base_url(state, req)),
+                    mime_type: "application/ld+json".into(),
+                    data: WhoSite {
+                        kind: WebSiteType::WebSite,
+                        site: state.config.site.clone(),
+                        name,
+                        description,
+                        url: state.base_url.clone(),
+                        score,
+                        relevant,
+                        best_page,
+                    },
+                },
+            }],
+        },
+    )
+}

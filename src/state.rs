@@ -1,0 +1,328 @@
+//! What every request shares: the settings, the index, and the runtime
+//! objects built from them once per cold start ([`State`]); and what a
+//! request says about where it came from (its id, the client's address,
+//! the API's public address).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use ask_index::{Analyzer, Index};
+use lambda_http::RequestExt;
+use lambda_http::http::request::Parts;
+use lambda_http::request::RequestContext;
+
+use crate::answer;
+use crate::config::Config;
+use crate::protocol::Failure;
+use crate::protocol::response::{Echo, Site, SitesDocument};
+use crate::protocol::{self, AskRequest, wire};
+use crate::rate_limit::RateLimiter;
+
+/// Everything built once per cold start and shared by all requests: a
+/// cheap handle ([`Clone`] copies a pointer) to the [`Shared`] parts, so the
+/// router and each request hold the same state.
+#[derive(Clone)]
+pub struct State(Arc<Shared>);
+
+impl std::ops::Deref for State {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What a [`State`] holds.
+pub struct Shared {
+    /// Validated settings.
+    pub config: Config,
+    /// The loaded index.
+    pub index: Index,
+    /// The analyzer (same as at build time).
+    pub analyzer: Analyzer,
+    /// Per-client token buckets.
+    pub limiter: Mutex<RateLimiter>,
+    /// Seconds on a monotonic clock (injected so tests control time).
+    pub clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    /// Base URL for result links: the config's, else the index's.
+    pub base_url: String,
+    /// The OpenAPI document, generated once.
+    pub openapi: serde_json::Value,
+    /// Page weights (`ask.boost`) and synonyms (`ask.synonyms`).
+    pub rules: ask_index::search::Rules,
+    /// The product's name and description, from the docs' root page.
+    pub product: (String, String),
+    /// Who may ask (`ask.auth`).
+    pub auth: crate::auth::Auth,
+    /// Token buckets of authenticated callers, by subject.
+    pub auth_limiter: Mutex<RateLimiter>,
+    /// The MCP `ask` tool, built on the first `tools/list` and kept (its
+    /// schemas are the costly part of it; the cold start does not pay).
+    pub ask_tool: std::sync::OnceLock<crate::protocol::mcp::Tool>,
+    /// The model that writes summaries (`ask.generator`); `None`: the
+    /// extractive summarizer. [`State::new`] leaves it `None`:
+    /// [`State::with_generator`] sets it.
+    pub generator: Option<Box<dyn crate::generate::Generator>>,
+    /// What the request parser allows, from the configuration.
+    pub limits: crate::protocol::request::Limits,
+    counter: AtomicU64,
+}
+
+impl State {
+    /// State over a loaded index, with the real monotonic clock; its token
+    /// checker from the inline key set alone (see [`State::with_auth`]).
+    pub fn new(config: Config, index: Index) -> State {
+        Self::with_clock(config, index, real_clock())
+    }
+
+    /// State over a loaded index with `auth`, the checker built from the
+    /// configuration and the key set the cold start fetched
+    /// ([`crate::built::auth`]).
+    pub fn with_auth(config: Config, index: Index, auth: crate::auth::Auth) -> State {
+        Self::assemble(config, index, auth, real_clock())
+    }
+
+    /// State with an injected clock; its token checker from the inline key
+    /// set (one that does not parse refuses every credential: never open).
+    pub fn with_clock(
+        config: Config,
+        index: Index,
+        clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    ) -> State {
+        let auth = crate::built::auth(&config, None).unwrap_or_else(|_| {
+            crate::auth::Auth::without_keys(
+                config.auth,
+                config.auth_issuer.clone(),
+                config.auth_audience.clone(),
+                config.auth_scope.clone(),
+            )
+        });
+        Self::assemble(config, index, auth, clock)
+    }
+
+    /// The runtime objects the configuration describes, each built here
+    /// once: the analyzer, the search rules (synonyms analysed), both
+    /// limiters, the OpenAPI document.
+    fn assemble(
+        config: Config,
+        index: Index,
+        auth: crate::auth::Auth,
+        clock: Box<dyn Fn() -> f64 + Send + Sync>,
+    ) -> State {
+        let base_url = if config.docs_base_url.is_empty() {
+            index.meta.docs_base_url.clone()
+        } else {
+            config.docs_base_url.clone()
+        };
+        let analyzer = Analyzer::new();
+        let rules = ask_index::search::Rules {
+            page_weights: config.boost.page_weights(&index),
+            // Validated when the configuration was read.
+            synonyms: ask_index::synonyms::Synonyms::new(&config.synonyms, &analyzer)
+                .unwrap_or_default(),
+            // Set by `with_hybrid` once the model is loaded.
+            hybrid: None,
+        };
+        let product = ask_index::llms::product(&index);
+        let limits = crate::built::limits(&config);
+        State(Arc::new(Shared {
+            ask_tool: std::sync::OnceLock::new(),
+            rules,
+            auth,
+            auth_limiter: Mutex::new(RateLimiter::new(
+                config.auth_rate_limit_per_minute,
+                config.max_tracked_clients,
+            )),
+            product,
+            limiter: Mutex::new(RateLimiter::new(
+                config.rate_limit_per_minute,
+                config.max_tracked_clients,
+            )),
+            analyzer,
+            config,
+            index,
+            clock,
+            base_url,
+            openapi: protocol::openapi::document(),
+            generator: None,
+            limits,
+            counter: AtomicU64::new(0),
+        }))
+    }
+
+    /// The parts, while this handle is the only one (the builders below
+    /// run before the state is shared).
+    fn parts(&mut self) -> &mut Shared {
+        Arc::get_mut(&mut self.0).expect("a state is completed before it is shared")
+    }
+
+    /// This state ranking with the sentence model too (`ask.retriever:
+    /// hybrid`; see [`crate::built::hybrid`]).
+    pub fn with_hybrid(mut self, hybrid: ask_index::search::Hybrid) -> State {
+        self.parts().rules.hybrid = Some(hybrid);
+        self
+    }
+
+    /// This state with `generator` writing the summaries of
+    /// `ask.generator_modes`.
+    pub fn with_generator(mut self, generator: Box<dyn crate::generate::Generator>) -> State {
+        self.parts().generator = Some(generator);
+        self
+    }
+}
+
+impl Shared {
+    /// The answer to a parsed request: NO_RESULTS for a site not served
+    /// here, else retrieval with `top_k` sections.
+    pub fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
+        if let Some(site) = &req.site
+            && !self.serves(site)
+        {
+            return Err(Failure::UnknownSite {
+                site: site.clone(),
+                served: self.config.site.clone(),
+            });
+        }
+        let top_k = req.count.unwrap_or(top_k);
+        let writer = answer::Writer {
+            model: self
+                .generator
+                .as_deref()
+                .filter(|_| self.config.generator_modes.contains(&req.mode)),
+            product: &self.product.0,
+        };
+        answer::answer(
+            &self.index,
+            &self.analyzer,
+            req,
+            &self.base_url,
+            top_k,
+            &self.rules,
+            writer,
+        )
+    }
+
+    /// What the documents of an exchange say about it: the index that
+    /// answers, and for a parsed request its format, what was searched and
+    /// the echoed language.
+    pub fn echo(&self, req: Option<&AskRequest>) -> Echo {
+        let mut echo = Echo {
+            index_build_id: self.index.meta.build_id.clone(),
+            index_built_at: self.index.meta.built_at.clone(),
+            rate_limit_per_minute: Some(self.config.rate_limit_per_minute),
+            ..Echo::default()
+        };
+        if let Some(r) = req {
+            echo.format = r.format;
+            echo.accept_language = r.accept_language.clone();
+            echo.decontextualized_query = r.decontextualized_query.clone().or_else(|| {
+                r.contextual
+                    .then(|| format!("{} (after: {})", r.query, r.prev.join("; ")))
+            });
+        }
+        echo
+    }
+
+    /// Whether `site` names what this index serves: `all`, the configured
+    /// site name, or the docs base URL (with or without its scheme).
+    pub fn serves(&self, site: &str) -> bool {
+        let site = site.trim().trim_end_matches('/');
+        let base = self.base_url.as_str();
+        let host = base.split_once("://").map_or(base, |(_, rest)| rest);
+        site.eq_ignore_ascii_case("all")
+            || site.eq_ignore_ascii_case(&self.config.site)
+            || site == base
+            || site == host
+    }
+
+    /// The `/sites` document.
+    pub fn sites(&self) -> SitesDocument {
+        let (name, description) = self.product.clone();
+        SitesDocument::new(Site {
+            site: self.config.site.clone(),
+            name,
+            description,
+            url: self.base_url.clone(),
+            pages: self.index.meta.pages,
+            sections: self.index.meta.sections,
+            build_id: self.index.meta.build_id.clone(),
+            built_at: self.index.meta.built_at.clone(),
+        })
+    }
+
+    /// A new `query_id`, from the request id and a counter.
+    pub fn new_query_id(&self, req: &Parts) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let rid = request_id(req).unwrap_or_default();
+        let h = ask_index::index::fnv1a64(rid.as_bytes(), n ^ (self.clock)().to_bits());
+        format!("{:012x}", h & 0xffff_ffff_ffff)
+    }
+}
+
+fn real_clock() -> Box<dyn Fn() -> f64 + Send + Sync> {
+    let origin = Instant::now();
+    Box::new(move || origin.elapsed().as_secs_f64())
+}
+
+/// API Gateway's id of the request.
+pub fn request_id(req: &Parts) -> Option<String> {
+    match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(c) => c.request_id.clone(),
+        RequestContext::ApiGatewayV2(c) => c.request_id.clone(),
+        _ => None,
+    }
+}
+
+/// The client's address from the request context, never from a header the
+/// client controls. Behind an ALB the context has none, so the address ALB
+/// appended to `X-Forwarded-For` (its last entry) is used.
+pub fn source_ip(req: &Parts) -> Option<String> {
+    match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(c) => c.identity.source_ip.clone(),
+        RequestContext::ApiGatewayV2(c) => c.http.source_ip.clone(),
+        RequestContext::Alb(_) => req
+            .headers
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .map(|s| s.trim().to_string()),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// Where the API is, for self-links (llms.txt, the RFC 9728 metadata and
+/// `WWW-Authenticate`, `/config`, `/who`): `ask.public_base_url`, else the
+/// domain and stage API Gateway writes in the request context; never the
+/// client's `Host` or `X-Forwarded-Proto`. Empty (relative links) when there
+/// is neither, as behind an ALB.
+pub fn api_base_url(state: &State, req: &Parts) -> String {
+    if !state.config.public_base_url.is_empty() {
+        return state.config.public_base_url.clone();
+    }
+    let (domain, stage) = match req.request_context_ref() {
+        Some(RequestContext::ApiGatewayV1(c)) => (c.domain_name.as_deref(), c.stage.as_deref()),
+        Some(RequestContext::ApiGatewayV2(c)) => (c.domain_name.as_deref(), c.stage.as_deref()),
+        _ => (None, None),
+    };
+    let host_like = |d: &&str| {
+        !d.is_empty()
+            && d.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+    };
+    let Some(domain) = domain.filter(host_like) else {
+        return String::new();
+    };
+    // Behind a custom domain the stage is not in the path (a base-path
+    // mapping): only API Gateway's own domain takes it.
+    let stage = stage
+        .filter(|_| domain.contains(".execute-api."))
+        .filter(|s| !s.is_empty() && *s != "$default")
+        .filter(|s| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .map(|s| format!("/{s}"))
+        .unwrap_or_default();
+    format!("https://{domain}{stage}")
+}
