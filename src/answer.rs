@@ -122,7 +122,7 @@ pub struct Writer<'a> {
 
 /// Runs retrieval and builds the items (`top_k` of them, after the
 /// request's `offset`), or `NO_RESULTS`.
-pub fn answer(
+pub async fn answer(
     index: &Index,
     analyzer: &Analyzer,
     req: &AskRequest,
@@ -216,7 +216,7 @@ pub fn answer(
                                 })
                                 .collect(),
                         };
-                        model_item(model, &prompt, &items, base_url)
+                        model_item(model, &prompt, &items, base_url).await
                     } else {
                         Err(Fallback::NotAnswered)
                     };
@@ -245,14 +245,14 @@ pub fn answer(
 }
 
 /// The summary a model writes from the items, its citations checked.
-fn model_item(
+async fn model_item(
     model: &dyn Generator,
     prompt: &Prompt<'_>,
     items: &[Article],
     site: &str,
 ) -> Result<Summary, Fallback> {
     let t = std::time::Instant::now();
-    let written = model.write(prompt)?;
+    let written = model.write(prompt).await?;
     let checked = cite_check(&written.text, prompt.sources.len(), written.truncated);
     tracing::info!(
         generator = model.name(),

@@ -52,10 +52,12 @@ pub fn limits(c: &Config) -> crate::protocol::request::Limits {
 
 /// The generator the configuration names, if it names a model; `None` is
 /// the extractive summarizer alone.
-pub fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
+pub async fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
     match &c.generator {
         GeneratorConfig::Extractive => Ok(None),
-        GeneratorConfig::Bedrock(b) => Ok(Some(Box::new(Bedrock::from_environment(b.clone())?))),
+        GeneratorConfig::Bedrock(b) => {
+            Ok(Some(Box::new(Bedrock::from_environment(b.clone()).await?)))
+        }
     }
 }
 

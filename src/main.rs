@@ -73,7 +73,7 @@ async fn main() -> Result<(), Error> {
             init_ms = t.elapsed().as_secs_f64() * 1e3,
             "index loaded"
         );
-        let generator = nlweb_ask::built::generator(&config).map_err(|e| {
+        let generator = nlweb_ask::built::generator(&config).await.map_err(|e| {
             let e = format!("ask.generator: {e}");
             tracing::error!("{e}");
             e

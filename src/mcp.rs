@@ -29,7 +29,11 @@ pub trait Asker {
     fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure>;
     /// Runs `/ask` on these URL parameters with at most `num_results`
     /// sections, and gives its document.
-    fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document;
+    fn ask(
+        &self,
+        params: Vec<(String, String)>,
+        num_results: Option<usize>,
+    ) -> impl std::future::Future<Output = Document> + Send;
 }
 
 /// The HTTP reply to one POST.
@@ -120,7 +124,7 @@ pub fn ask_tool(product: &str) -> Tool {
 
 /// Answers a POST to `/mcp`. `version` is the `MCP-Protocol-Version`
 /// header.
-pub fn handle(asker: &impl Asker, version: Option<&str>, body: &[u8]) -> Reply {
+pub async fn handle(asker: &(impl Asker + Sync), version: Option<&str>, body: &[u8]) -> Reply {
     let version = version.map(str::trim).unwrap_or(DEFAULT_VERSION);
     if !PROTOCOL_VERSIONS.contains(&version) {
         return Reply::rejected(
@@ -168,14 +172,17 @@ pub fn handle(asker: &impl Asker, version: Option<&str>, body: &[u8]) -> Reply {
             if let Err(f) = asker.spend(requests.saturating_sub(1)) {
                 return failure_reply(&f, &Echo::default());
             }
-            let replies: Vec<Response> = batch.into_iter().filter_map(|m| one(asker, m)).collect();
+            let mut replies: Vec<Response> = Vec::with_capacity(batch.len());
+            for m in batch {
+                replies.extend(one(asker, m).await);
+            }
             if replies.is_empty() {
                 Reply::accepted()
             } else {
                 Reply::json(200, &replies)
             }
         }
-        single => match one(asker, single) {
+        single => match one(asker, single).await {
             Some(r @ Response::Error { id: None, .. }) => Reply::json(400, &r),
             Some(r) => Reply::json(200, &r),
             None => Reply::accepted(),
@@ -185,7 +192,7 @@ pub fn handle(asker: &impl Asker, version: Option<&str>, body: &[u8]) -> Reply {
 
 /// One message: a response for a request, `None` for a notification or a
 /// client's response.
-fn one(asker: &impl Asker, value: serde_json::Value) -> Option<Response> {
+async fn one(asker: &(impl Asker + Sync), value: serde_json::Value) -> Option<Response> {
     let is_client_response = value.get("method").is_none()
         && (value.get("result").is_some() || value.get("error").is_some());
     if is_client_response {
@@ -206,7 +213,7 @@ fn one(asker: &impl Asker, value: serde_json::Value) -> Option<Response> {
         }
     };
     let id = message.id.clone()?;
-    Some(match method(asker, &message) {
+    Some(match method(asker, &message).await {
         Ok(result) => Response::result(id, result),
         Err((code, text)) => Response::error(Some(id), code, text),
     })
@@ -220,7 +227,7 @@ fn params<T: serde::de::DeserializeOwned + Default>(m: &Message) -> Result<T, (i
     }
 }
 
-fn method(asker: &impl Asker, m: &Message) -> Result<McpResult, (i32, String)> {
+async fn method(asker: &(impl Asker + Sync), m: &Message) -> Result<McpResult, (i32, String)> {
     match m.method.as_str() {
         "initialize" => {
             let p: InitializeParams = params(m)?;
@@ -272,7 +279,7 @@ fn method(asker: &impl Asker, m: &Message) -> Result<McpResult, (i32, String)> {
                     "ask arguments: num_results is between 1 and 10".into(),
                 ));
             }
-            Ok(McpResult::CallTool(Box::new(call_ask(asker, args))))
+            Ok(McpResult::CallTool(Box::new(call_ask(asker, args).await)))
         }
         other => Err((
             code::METHOD_NOT_FOUND,
@@ -285,7 +292,7 @@ fn method(asker: &impl Asker, m: &Message) -> Result<McpResult, (i32, String)> {
 
 /// Runs `ask` through the `/ask` pipeline, as the URL parameters of a
 /// GET with `streaming=false`.
-fn call_ask(asker: &impl Asker, args: AskArguments) -> CallToolResult {
+async fn call_ask(asker: &(impl Asker + Sync), args: AskArguments) -> CallToolResult {
     let mut params = vec![
         ("query".to_string(), args.query),
         ("streaming".to_string(), "false".to_string()),
@@ -303,7 +310,7 @@ fn call_ask(asker: &impl Asker, args: AskArguments) -> CallToolResult {
             serde_json::to_string(&prev).unwrap_or_default(),
         ));
     }
-    let doc = asker.ask(params, args.num_results.map(usize::from));
+    let doc = asker.ask(params, args.num_results.map(usize::from)).await;
     let (text, is_error) = match &doc {
         Document::Answer(a) => (answer_text(&a.results), false),
         Document::ChatAnswer(a) => (answer_text(&a.structured_data), false),
@@ -377,7 +384,7 @@ mod tests {
                 })
             }
         }
-        fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
+        async fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
             assert!(params.contains(&("streaming".into(), "false".into())));
             let f = crate::protocol::Failure::NoResults {
                 query: params[0].1.clone(),
@@ -387,7 +394,10 @@ mod tests {
     }
 
     fn post(version: Option<&str>, body: &str) -> (u16, serde_json::Value) {
-        let r = handle(&Fake, version, body.as_bytes());
+        let r = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(handle(&Fake, version, body.as_bytes()));
         let v = r
             .body
             .map(|b| serde_json::from_str(&b).unwrap())

@@ -174,7 +174,7 @@ impl State {
 impl Shared {
     /// The answer to a parsed request: NO_RESULTS for a site not served
     /// here, else retrieval with `top_k` sections.
-    pub fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
+    pub async fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
         if let Some(site) = &req.site
             && !self.serves(site)
         {
@@ -200,6 +200,7 @@ impl Shared {
             &self.rules,
             writer,
         )
+        .await
     }
 
     /// What the documents of an exchange say about it: the index that

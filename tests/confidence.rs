@@ -28,15 +28,19 @@ fn ask(index: &ask_index::Index, question: &str, mode: &str) -> Result<Answer, F
     };
     let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
     let analyzer = ask_index::Analyzer::new();
-    answer(
-        index,
-        &analyzer,
-        &req,
-        "https://docs.example.com",
-        5,
-        &Default::default(),
-        Default::default(),
-    )
+    // No model writes here: the answer is ready at its first poll.
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(answer(
+            index,
+            &analyzer,
+            &req,
+            "https://docs.example.com",
+            5,
+            &Default::default(),
+            Default::default(),
+        ))
 }
 
 /// (coverage, unanswerable) for every question of a golden set.

@@ -80,8 +80,7 @@ fn state_with(
         ("ASK_BEDROCK_MODEL_ID", MODEL),
     ];
     env.extend(extra);
-    let generator =
-        Bedrock::new(bedrock_config(timeout), sdk(partition).http_client(http)).unwrap();
+    let generator = Bedrock::new(bedrock_config(timeout), sdk(partition).http_client(http));
     events_state(&env).with_generator(Box::new(generator))
 }
 
@@ -357,16 +356,16 @@ impl nlweb_ask::generate::Generator for Measuring {
     fn model(&self) -> &str {
         "none"
     }
-    fn write(
-        &self,
-        p: &nlweb_ask::generate::Prompt<'_>,
-    ) -> Result<nlweb_ask::generate::Written, nlweb_ask::generate::Fallback> {
+    fn write<'a>(
+        &'a self,
+        p: &'a nlweb_ask::generate::Prompt<'_>,
+    ) -> nlweb_ask::generate::Writing<'a> {
         let chars = nlweb_ask::generate::system_prompt(p.product)
             .chars()
             .count()
             + nlweb_ask::generate::user_prompt(p).chars().count();
         self.0.lock().unwrap().push((chars, p.sources.len()));
-        Err(nlweb_ask::generate::Fallback::Error)
+        Box::pin(async { Err(nlweb_ask::generate::Fallback::Error) })
     }
 }
 

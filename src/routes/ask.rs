@@ -19,7 +19,7 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     // The body limit layer has read it already: this is a copy in memory.
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
     let parsed = protocol::parse(&raw_request(&parts, &body), &state.limits);
-    answer(&state, &parts, parsed)
+    answer(&state, &parts, parsed).await
 }
 
 /// The strong validator of a GET answer: a hash of the index build, this
@@ -63,7 +63,7 @@ fn raw_request<'a>(parts: &'a Parts, body: &'a [u8]) -> RawRequest<'a> {
     }
 }
 
-fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> Response {
+async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> Response {
     let started = parts
         .extensions
         .get::<Started>()
@@ -88,7 +88,7 @@ fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> 
         (None, None) => state.new_query_id(parts),
     };
     let t = Instant::now();
-    let result = state.answer(&parsed, state.config.top_k);
+    let result = state.answer(&parsed, state.config.top_k).await;
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut resp = match (&result, parsed.streaming) {
         (Ok(a), false) => reply::json(200, &wire::answer_document(a, &query_id, &echo)),

@@ -28,7 +28,7 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
         parts: &parts,
         meter: parts.extensions.get::<Meter>().copied(),
     };
-    reply::mcp(mcp::handle(&asker, version, &body))
+    reply::mcp(mcp::handle(&asker, version, &body).await)
 }
 
 /// The `ask` tool's view of the endpoint, and the caller's bucket.
@@ -59,7 +59,7 @@ impl mcp::Asker for Asking<'_> {
         }
     }
 
-    fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
+    async fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
         let raw = RawRequest {
             params,
             accept: None,
@@ -77,6 +77,6 @@ impl mcp::Asker for Asking<'_> {
             .unwrap_or_else(|| self.state.new_query_id(self.parts));
         let top_k = num_results.unwrap_or(self.state.config.top_k);
         let echo = self.state.echo(Some(&parsed));
-        mcp::document(&self.state.answer(&parsed, top_k), &query_id, &echo)
+        mcp::document(&self.state.answer(&parsed, top_k).await, &query_id, &echo)
     }
 }

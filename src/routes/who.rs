@@ -19,10 +19,10 @@ use crate::state::{State, api_base_url};
 /// answer is JSON whatever `streaming` says.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    who(&state, &parts)
+    who(&state, &parts).await
 }
 
-fn who(state: &State, req: &Parts) -> Response {
+async fn who(state: &State, req: &Parts) -> Response {
     let params: Vec<(String, String)> = req
         .query_string_parameters_ref()
         .map(|q| {
@@ -50,7 +50,7 @@ fn who(state: &State, req: &Parts) -> Response {
     let query_id = state.new_query_id(req);
     // The same number of sections as an /ask answer, so that the confidence
     // is the same as that answer's.
-    let answer = state.answer(&parsed, state.config.top_k).ok();
+    let answer = state.answer(&parsed, state.config.top_k).await.ok();
     let confidence = answer.as_ref().and_then(|a| a.confidence.clone());
     let relevant = confidence.as_ref().is_some_and(|c| c.answered);
     let score = confidence.map_or(0.0, |c| c.coverage);
