@@ -120,8 +120,44 @@ pub struct Writer<'a> {
     pub product: &'a str,
 }
 
-/// Runs retrieval and builds the items (`top_k` of them, after the
-/// request's `offset`), or `NO_RESULTS`.
+/// What retrieval found, before any summary is written: the answer's
+/// items (its `summary` and `generator` still `None`), and what the
+/// summary is made from.
+pub struct Found {
+    /// The answer so far.
+    pub answer: Answer,
+    mode: Mode,
+    hits: Vec<Hit>,
+    /// The indexed question terms, weighted (for summary sentences).
+    terms: Vec<(String, f32)>,
+    /// The question as asked (a model reads it, not the corrected one).
+    asked: String,
+    prev: Vec<String>,
+}
+
+impl Found {
+    /// Who is to write the summary: `None` in list mode; the model with
+    /// no fallback yet, or the extractive summarizer (what a stream's
+    /// `start` event says before the summary is written).
+    pub fn writer(&self, writer: Writer<'_>) -> Option<GeneratorUsed> {
+        match (self.mode, writer.model) {
+            (Mode::List, _) => None,
+            (_, Some(m)) => Some(GeneratorUsed {
+                name: m.name().into(),
+                model: Some(m.model().to_string()),
+                fallback: None,
+            }),
+            (_, None) => Some(GeneratorUsed {
+                name: "extractive".into(),
+                model: None,
+                fallback: None,
+            }),
+        }
+    }
+}
+
+/// Runs retrieval and builds the items and the summary, or `NO_RESULTS`
+/// ([`find`], then [`summarize`]).
 pub async fn answer(
     index: &Index,
     analyzer: &Analyzer,
@@ -131,13 +167,27 @@ pub async fn answer(
     rules: &search::Rules,
     writer: Writer<'_>,
 ) -> Result<Answer, Failure> {
+    let found = find(index, analyzer, req, base_url, top_k, rules)?;
+    Ok(summarize(index, analyzer, found, base_url, writer).await)
+}
+
+/// Runs retrieval and builds the items (`top_k` of them, after the
+/// request's `offset`), or `NO_RESULTS`.
+pub fn find(
+    index: &Index,
+    analyzer: &Analyzer,
+    req: &AskRequest,
+    base_url: &str,
+    top_k: usize,
+    rules: &search::Rules,
+) -> Result<Found, Failure> {
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
         None => (&req.query, &req.prev),
     };
     // A model reads the question as asked (its language, its words), not
     // as corrected for the search.
-    let asked = question;
+    let asked = question.to_string();
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
@@ -176,72 +226,102 @@ pub async fn answer(
         .iter()
         .map(|h| article(index, analyzer, h, base_url, &terms))
         .collect();
-    let (summary, generator) = match req.mode {
-        Mode::List => (None, None),
-        Mode::Summarize | Mode::Generate => {
-            // Built only when no model answers.
-            let extractive = || {
-                if !confidence.answered {
-                    return not_answered_item(&confidence, &items, base_url);
-                }
-                let texts: Vec<&str> = hits
-                    .iter()
-                    .take(summary::SECTIONS)
-                    .map(|h| index.section(h.section).text)
-                    .collect();
-                let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
-                summary_item(&sentences, &items, base_url)
+    Ok(Found {
+        answer: Answer {
+            items,
+            summary: None,
+            confidence: Some(confidence),
+            corrections,
+            searched,
+            generator: None,
+        },
+        mode: req.mode,
+        hits,
+        terms,
+        asked,
+        prev: prev.to_vec(),
+    })
+}
+
+/// The answer with its summary in summarize and generate modes: the
+/// model's, its citations checked, or the extractive summarizer's (when no
+/// model writes, or as its fallback).
+pub async fn summarize(
+    index: &Index,
+    analyzer: &Analyzer,
+    found: Found,
+    base_url: &str,
+    writer: Writer<'_>,
+) -> Answer {
+    let Found {
+        mut answer,
+        mode,
+        hits,
+        terms,
+        asked,
+        prev,
+    } = found;
+    if mode == Mode::List {
+        return answer;
+    }
+    let items = &answer.items;
+    let confidence = answer.confidence.clone();
+    let answered = confidence.as_ref().is_some_and(|c| c.answered);
+    // Built only when no model answers.
+    let extractive = || {
+        if let Some(c) = confidence.as_ref().filter(|c| !c.answered) {
+            return not_answered_item(c, items, base_url);
+        }
+        let texts: Vec<&str> = hits
+            .iter()
+            .take(summary::SECTIONS)
+            .map(|h| index.section(h.section).text)
+            .collect();
+        let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
+        summary_item(&sentences, items, base_url)
+    };
+    let (summary, used) = match writer.model {
+        None => (
+            extractive(),
+            GeneratorUsed {
+                name: "extractive".into(),
+                model: None,
+                fallback: None,
+            },
+        ),
+        Some(model) => {
+            let written = if answered {
+                let prompt = Prompt {
+                    product: writer.product,
+                    question: &asked,
+                    prev: &prev,
+                    sources: items
+                        .iter()
+                        .map(|a| Source {
+                            name: &a.name,
+                            url: &a.url,
+                            text: &a.text,
+                        })
+                        .collect(),
+                };
+                model_item(model, &prompt, items, base_url).await
+            } else {
+                Err(Fallback::NotAnswered)
             };
-            let (summary, used) = match writer.model {
-                None => (
-                    extractive(),
-                    GeneratorUsed {
-                        name: "extractive".into(),
-                        model: None,
-                        fallback: None,
-                    },
-                ),
-                Some(model) => {
-                    let written = if confidence.answered {
-                        let prompt = Prompt {
-                            product: writer.product,
-                            question: asked,
-                            prev,
-                            sources: items
-                                .iter()
-                                .map(|a| Source {
-                                    name: &a.name,
-                                    url: &a.url,
-                                    text: &a.text,
-                                })
-                                .collect(),
-                        };
-                        model_item(model, &prompt, &items, base_url).await
-                    } else {
-                        Err(Fallback::NotAnswered)
-                    };
-                    let used = |name: &str, fallback| GeneratorUsed {
-                        name: name.into(),
-                        model: Some(model.model().to_string()),
-                        fallback,
-                    };
-                    match written {
-                        Ok(s) => (s, used(model.name(), None)),
-                        Err(f) => (extractive(), used("extractive", Some(f))),
-                    }
-                }
+            let used = |name: &str, fallback| GeneratorUsed {
+                name: name.into(),
+                model: Some(model.model().to_string()),
+                fallback,
             };
-            (Some(summary), Some(used))
+            match written {
+                Ok(s) => (s, used(model.name(), None)),
+                Err(f) => (extractive(), used("extractive", Some(f))),
+            }
         }
     };
-    Ok(Answer {
-        items,
-        summary,
-        confidence: Some(confidence),
-        corrections,
-        searched,
-        generator,
-    })
+    answer.summary = Some(summary);
+    answer.generator = Some(used);
+    answer
 }
 
 /// The summary a model writes from the items, its citations checked.

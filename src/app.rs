@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use lambda_http::RequestExt;
 use lambda_http::http::Uri;
 use tower::ServiceBuilder;
-use tower::util::MapRequestLayer;
+use tower::util::{MapRequestLayer, MapResponseLayer};
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::layers;
@@ -22,9 +22,11 @@ use crate::routes::{self, RESOURCE_METADATA_PATH, ask, mcp, site, who};
 use crate::state::State;
 
 /// The service: requests with the API Gateway stage taken off their path
-/// (and a trailing `/`), then the router.
-pub type Service =
-    tower::util::MapRequest<Router, fn(lambda_http::Request) -> lambda_http::Request>;
+/// (and a trailing `/`), then the router; `Allow` only on a 405.
+pub type Service = tower::util::MapResponse<
+    tower::util::MapRequest<Router, fn(lambda_http::Request) -> lambda_http::Request>,
+    fn(Response) -> Response,
+>;
 
 /// The routes and their layers over `state`.
 pub fn router(state: State) -> Router {
@@ -50,6 +52,9 @@ pub fn router(state: State) -> Router {
                 .layer(from_fn_with_state(state.clone(), layers::rate_limit))
                 .layer(from_fn_with_state(state.clone(), layers::body_limit)),
         )
+        // After route_layer, so that it replaces the route's default 405
+        // (which route_layer wraps): a 405 is neither authenticated nor
+        // charged.
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(|| async { reply::not_found() })
         .layer(
@@ -57,8 +62,8 @@ pub fn router(state: State) -> Router {
                 .layer(from_fn_with_state(state.clone(), layers::off_switch))
                 .layer(from_fn_with_state(state.clone(), layers::refetch_keys))
                 .layer(from_fn_with_state(state.clone(), layers::stamp))
-                .layer(from_fn_with_state(state.clone(), layers::cap))
                 .layer(from_fn_with_state(state.clone(), layers::cors))
+                .layer(from_fn_with_state(state.clone(), layers::cap))
                 .layer(from_fn_with_state(state.clone(), layers::unreadable))
                 .layer(from_fn_with_state(state.clone(), layers::preflight))
                 .layer(CatchPanicLayer::custom(move |_| {
@@ -72,10 +77,23 @@ pub fn router(state: State) -> Router {
 /// The whole service over `state`.
 pub fn service(state: State) -> Service {
     ServiceBuilder::new()
+        .layer(MapResponseLayer::new(
+            allow_on_405_only as fn(Response) -> Response,
+        ))
         .layer(MapRequestLayer::new(
             without_stage as fn(lambda_http::Request) -> lambda_http::Request,
         ))
         .service(router(state))
+}
+
+/// axum's method router adds `Allow` to whatever answers a method it has
+/// no handler for (a preflight, the off switch's 404); the API sends it on
+/// a 405 alone (with the route's own list).
+fn allow_on_405_only(mut resp: Response) -> Response {
+    if resp.status() != 405 {
+        resp.headers_mut().remove("allow");
+    }
+    resp
 }
 
 /// The 405 document, with the route's `Allow`.
@@ -117,13 +135,22 @@ fn without_stage(mut req: lambda_http::Request) -> lambda_http::Request {
 }
 
 /// Replays one request through the service and gives the response as
-/// `lambda_http` would send it: what the tests and benches call.
+/// `lambda_http` would send it: what the tests call.
 pub async fn replay(
     state: &State,
     req: &lambda_http::Request,
 ) -> lambda_http::Response<lambda_http::Body> {
+    replay_on(service(state.clone()), req).await
+}
+
+/// [`replay`] on a service built once (what the benches call: the Lambda
+/// builds its service once per cold start).
+pub async fn replay_on(
+    service: Service,
+    req: &lambda_http::Request,
+) -> lambda_http::Response<lambda_http::Body> {
     use tower::ServiceExt;
-    let resp: Response = match service(state.clone()).oneshot(copy(req)).await {
+    let resp: Response = match service.oneshot(copy(req)).await {
         Ok(r) => r,
         Err(e) => match e {},
     };
@@ -142,19 +169,29 @@ pub async fn replay(
     lambda_http::Response::from_parts(parts, body)
 }
 
+thread_local! {
+    /// The runtime [`respond`] and [`respond_on`] block on.
+    static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime");
+}
+
 /// [`replay`] on a current-thread runtime of this thread's own (not from
 /// inside another runtime: await [`replay`] there).
 pub fn respond(
     state: &State,
     req: &lambda_http::Request,
 ) -> lambda_http::Response<lambda_http::Body> {
-    thread_local! {
-        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a current-thread runtime");
-    }
     RUNTIME.with(|rt| rt.block_on(replay(state, req)))
+}
+
+/// [`replay_on`] on this thread's runtime, as [`respond`] does.
+pub fn respond_on(
+    service: &Service,
+    req: &lambda_http::Request,
+) -> lambda_http::Response<lambda_http::Body> {
+    RUNTIME.with(|rt| rt.block_on(replay_on(service.clone(), req)))
 }
 
 /// A copy of a request (its body, headers and extensions: the request

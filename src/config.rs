@@ -87,6 +87,20 @@ pub struct Config {
     pub model_dir: String,
     /// `ask.hybrid_weight`: weight of the sentence model's ranking (0–1).
     pub hybrid_weight: f32,
+    /// `ask.transport`: whole responses, or SSE answers sent as they are
+    /// written.
+    pub transport: Transport,
+}
+
+/// `ask.transport`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Every response sent whole (API Gateway's default integration).
+    Buffered,
+    /// Lambda response streaming: an SSE answer's `start` and sections go
+    /// out as soon as retrieval is done, its summary when it is written
+    /// (the API's integration must stream too).
+    Streaming,
 }
 
 /// `ask.auth`.
@@ -190,6 +204,7 @@ struct FileAsk {
     public_base_url: Option<String>,
     max_response_bytes: Option<usize>,
     retriever: Option<String>,
+    transport: Option<String>,
     model_dir: Option<String>,
     hybrid_weight: Option<f32>,
     generator: Option<String>,
@@ -258,6 +273,19 @@ impl Config {
             retriever: Retriever::Bm25,
             model_dir: a.model_dir.unwrap_or_else(|| "/opt/model".into()),
             hybrid_weight: a.hybrid_weight.unwrap_or(ask_index::search::HYBRID_WEIGHT),
+            transport: Transport::Buffered,
+        };
+        let transport = env("ASK_TRANSPORT")
+            .or(a.transport)
+            .unwrap_or_else(|| "buffered".into());
+        c.transport = match transport.as_str() {
+            "buffered" => Transport::Buffered,
+            "streaming" => Transport::Streaming,
+            other => {
+                return Err(ConfigError(format!(
+                    "ask.transport {other:?} is not buffered or streaming"
+                )));
+            }
         };
         let retriever = env("ASK_RETRIEVER")
             .or(a.retriever)

@@ -5,7 +5,8 @@
 //! - on every request, routed or not: [`off_switch`], [`refetch_keys`],
 //!   [`stamp`] (`X-Index`, `Server-Timing`, the default `RateLimit-Policy`,
 //!   `Cache-Control: private` for a request with a token, the request id
-//!   in the logs), [`cap`] (`ask.max_response_bytes`), [`cors`],
+//!   in the logs), [`cors`], [`cap`] (`ask.max_response_bytes`; the
+//!   failure that replaces an answer gets CORS like any response),
 //!   [`unreadable`], [`preflight`], then a panic → `INTERNAL_ERROR`
 //!   (tower-http's `CatchPanicLayer`, in `crate::app`);
 //! - on a routed request with an allowed method (a 404 or 405 from the
@@ -112,18 +113,17 @@ fn private(h: &mut HeaderMap) {
 
 /// An answer over `ask.max_response_bytes` is not sent: the failure that
 /// says so takes its place (a JSON-RPC error on `/mcp`), with the
-/// `RateLimit` headers of what it cost.
+/// `RateLimit` headers of what it cost. A streamed answer (a body of no
+/// known length) is sent as it is written, uncapped: its items are those
+/// of the same answer sent whole.
 pub async fn cap(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     let resp = next.run(req).await;
     let limit = state.config.max_response_bytes;
-    if resp
-        .body()
-        .size_hint()
-        .upper()
-        .is_some_and(|n| n <= limit as u64)
-    {
-        return resp;
+    match resp.body().size_hint().exact() {
+        None => return resp,
+        Some(n) if n <= limit as u64 => return resp,
+        Some(_) => {}
     }
     let (parts, body) = resp.into_parts();
     let bytes = match to_bytes(body, usize::MAX).await {
@@ -342,6 +342,7 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
                     decision.reset_secs
                 ),
             )
+            .header("ratelimit-policy", policy(&state, &meter))
             .body(Body::empty())
             .expect("valid response");
     }
@@ -362,7 +363,7 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
 /// One token of the caller's bucket for each request to a charged route,
 /// taken before the route runs (429 when there is none); a route whose
 /// work costs more (an MCP batch) spends the rest through the [`Meter`].
-/// The answer reports the bucket as the request left it.
+/// The answer reports the bucket as it is when the answer is sent.
 pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     let charged = route_of(&req).is_some_and(|r| r.charged);
@@ -378,11 +379,6 @@ pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         l.check(meter.key, (state.clock)())
-    };
-    let quota = if meter.subject {
-        state.config.auth_rate_limit_per_minute
-    } else {
-        state.config.rate_limit_per_minute
     };
     let mut resp = if decision.allowed {
         next.run(req).await
@@ -410,10 +406,20 @@ pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     {
         h.insert("ratelimit", v);
     }
-    if let Ok(v) = format!("\"{}\";q={quota};w=60", meter.policy()).parse() {
+    if let Ok(v) = policy(&state, &meter).parse() {
         h.insert("ratelimit-policy", v);
     }
     resp
+}
+
+/// The `RateLimit-Policy` of the bucket `meter` names.
+fn policy(state: &State, meter: &Meter) -> String {
+    let quota = if meter.subject {
+        state.config.auth_rate_limit_per_minute
+    } else {
+        state.config.rate_limit_per_minute
+    };
+    format!("\"{}\";q={quota};w=60", meter.policy())
 }
 
 /// A body over `ask.max_body_bytes` is refused with 413 before the route

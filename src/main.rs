@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use lambda_http::Error;
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::config::{Config, EMBEDDED_CONFIG, Transport};
 use nlweb_ask::event::SafeEvents;
 use nlweb_ask::source;
 use nlweb_ask::state::State;
@@ -120,6 +120,17 @@ async fn main() -> Result<(), Error> {
         State::with_auth(config, empty, auth)
     };
     // lambda_http::run, with each event made readable first (see event.rs).
+    let transport = state.config.transport;
     let service = nlweb_ask::app::service(state);
-    lambda_http::lambda_runtime::run(SafeEvents(lambda_http::Adapter::from(service))).await
+    match transport {
+        Transport::Buffered => {
+            lambda_http::lambda_runtime::run(SafeEvents(lambda_http::Adapter::from(service))).await
+        }
+        // Every response a stream of the body's frames (lambda_http's
+        // streaming adapter); the API's integration must stream too.
+        Transport::Streaming => {
+            lambda_http::lambda_runtime::run(SafeEvents(lambda_http::StreamAdapter::from(service)))
+                .await
+        }
+    }
 }

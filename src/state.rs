@@ -173,8 +173,14 @@ impl State {
 
 impl Shared {
     /// The answer to a parsed request: NO_RESULTS for a site not served
-    /// here, else retrieval with `top_k` sections.
+    /// here, else retrieval with `top_k` sections, then the summary.
     pub async fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
+        let found = self.find(req, top_k)?;
+        Ok(self.summarize(found, req).await)
+    }
+
+    /// Retrieval alone: the items, before any summary is written.
+    pub fn find(&self, req: &AskRequest, top_k: usize) -> Result<answer::Found, Failure> {
         if let Some(site) = &req.site
             && !self.serves(site)
         {
@@ -184,23 +190,37 @@ impl Shared {
             });
         }
         let top_k = req.count.unwrap_or(top_k);
-        let writer = answer::Writer {
-            model: self
-                .generator
-                .as_deref()
-                .filter(|_| self.config.generator_modes.contains(&req.mode)),
-            product: &self.product.0,
-        };
-        answer::answer(
+        answer::find(
             &self.index,
             &self.analyzer,
             req,
             &self.base_url,
             top_k,
             &self.rules,
-            writer,
+        )
+    }
+
+    /// The answer with its summary, in the modes that have one.
+    pub async fn summarize(&self, found: answer::Found, req: &AskRequest) -> wire::Answer {
+        answer::summarize(
+            &self.index,
+            &self.analyzer,
+            found,
+            &self.base_url,
+            self.writer(req),
         )
         .await
+    }
+
+    /// Who may write the summary of `req`'s answer.
+    pub fn writer(&self, req: &AskRequest) -> answer::Writer<'_> {
+        answer::Writer {
+            model: self
+                .generator
+                .as_deref()
+                .filter(|_| self.config.generator_modes.contains(&req.mode)),
+            product: &self.product.0,
+        }
     }
 
     /// What the documents of an exchange say about it: the index that

@@ -142,6 +142,15 @@ fn an_answer_over_the_cap_is_a_failure_not_a_huge_body() {
     ]);
     let r = mcp(&s, "203.0.113.106", "2025-03-26", &batch(10, TOOLS_LIST));
     assert_eq!(r.status(), 500);
+    // The failure that replaces the answer is readable by a page (CORS)
+    // and reports what the batch cost.
+    assert_eq!(
+        r.headers()
+            .get("access-control-allow-origin")
+            .map(|v| v.to_str().unwrap()),
+        Some("*")
+    );
+    assert!(r.headers().contains_key("ratelimit"));
     let v = json_of(&r);
     assert_eq!(v["error"]["code"], -32603, "{v}");
     assert_eq!(v["error"]["data"]["error"]["code"], "INTERNAL_ERROR");

@@ -410,6 +410,14 @@ type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>;
 /// request with the next of `replies` (status, body), one per connection,
 /// and keeps each request line and body.
 fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
+    bedrock_endpoint_held(replies, None)
+}
+
+/// The same, each reply held until `hold` says go (or 10 s pass).
+fn bedrock_endpoint_held(
+    replies: Vec<(u16, String)>,
+    hold: Option<std::sync::mpsc::Receiver<()>>,
+) -> (u16, Seen) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -439,6 +447,9 @@ fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
             kept.lock()
                 .unwrap()
                 .push((line.trim().to_string(), String::from_utf8(body).unwrap()));
+            if let Some(h) = &hold {
+                let _ = h.recv_timeout(std::time::Duration::from_secs(10));
+            }
             let (status, text) = reply;
             let extra = error_type(status)
                 .map(|e| format!("x-amzn-errortype: {e}\r\n"))
@@ -511,6 +522,120 @@ fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
         let sent: Value = serde_json::from_str(body).unwrap();
         assert_eq!(sent["inferenceConfig"]["temperature"], 0.0);
     }
+}
+
+/// `ask.transport: streaming` in the real binary under cargo lambda watch
+/// (Lambda response streaming), with a Bedrock stand-in that holds its
+/// answer until the client has read the stream's `start`: the sections go
+/// out before the model has written, the summary and `complete` after.
+/// Nothing here is timed against a bound; the held reply orders the events
+/// (the times are printed).
+#[test]
+fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
+    use std::io::{Read, Write};
+    let (go, hold) = std::sync::mpsc::channel();
+    let (endpoint, seen) =
+        bedrock_endpoint_held(vec![(200, recorded("good-answer.json"))], Some(hold));
+    let url = format!("http://127.0.0.1:{endpoint}");
+    let (_emu, _ask, port) = serve_docs(
+        "streaming",
+        &[
+            ("ASK_TRANSPORT", "streaming"),
+            ("ASK_GENERATOR", "bedrock"),
+            ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &url),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
+            ("AWS_SECRET_ACCESS_KEY", "test-secret"),
+        ],
+    );
+    // Every other response streams too, and arrives whole: JSON answers,
+    // failures, the other routes.
+    let r = post(
+        port,
+        br#"{"query":{"text":"how do I change the rate limit"},"prefer":{"mode":"list","streaming":false}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let doc: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(doc["_meta"]["response_type"], "answer", "{doc}");
+    assert!(doc["results"].as_array().is_some_and(|a| !a.is_empty()));
+    let r = get(port, "/ask?streaming=false", &[]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    let doc: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(doc["error"]["code"], "INVALID_QUERY", "{doc}");
+    let r = get(port, "/openapi.json", &[]);
+    assert_eq!(r.status, 200);
+    assert!(serde_json::from_slice::<Value>(&r.body).unwrap()["openapi"].is_string());
+
+    let body = br#"{"query":{"text":"how do I change the rate limit"},"prefer":{"mode":"generate","streaming":true}}"#;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let t = std::time::Instant::now();
+    write!(
+        s,
+        "POST /lambda-url/_/ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(body).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8192];
+    let (mut first, mut released) = (None, None);
+    loop {
+        let n = s.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got);
+        if first.is_none() && text.contains("event: start") {
+            first = Some(t.elapsed());
+            // The model may answer now: the stream's head is here.
+            assert!(
+                !text.contains("event: complete"),
+                "the whole stream came at once"
+            );
+            let _ = go.send(());
+            released = Some(t.elapsed());
+        }
+    }
+    let done = t.elapsed();
+    let first = first.expect("a start event");
+    let raw = String::from_utf8_lossy(&got).to_string();
+    let head_end = raw.find("\r\n\r\n").unwrap();
+    let head = raw[..head_end].to_ascii_lowercase();
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    let chunked = head.contains("transfer-encoding: chunked");
+    let bytes = got[head_end + 4..].to_vec();
+    let text = if chunked {
+        String::from_utf8(http::dechunk(&bytes)).unwrap()
+    } else {
+        String::from_utf8(bytes).unwrap()
+    };
+    let events = sse::parse(&text).unwrap();
+    sse::check_answer_stream(&events).unwrap();
+    // start names who is to write; the summary is the model's; complete
+    // says who wrote it.
+    assert_eq!(
+        events[0].data["_meta"]["generator"],
+        serde_json::json!({"name": "bedrock", "model": "amazon.nova-micro-v1:0"})
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last.name, "complete");
+    assert_eq!(
+        last.data["_meta"]["generator"],
+        serde_json::json!({"name": "bedrock", "model": "amazon.nova-micro-v1:0"})
+    );
+    let summary = &events[events.len() - 2].data;
+    assert_eq!(summary["item"]["text"], model_text("good-answer.json"));
+    assert_eq!(seen.lock().unwrap().len(), 1, "one model call");
+    eprintln!(
+        "streamed: start after {:.1} ms (the model held until then, released at {:.1} ms); complete after {:.1} ms",
+        first.as_secs_f64() * 1e3,
+        released.unwrap_or_default().as_secs_f64() * 1e3,
+        done.as_secs_f64() * 1e3
+    );
 }
 
 /// `ask.retriever: hybrid` in the real binary: the packed model (as

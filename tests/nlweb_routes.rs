@@ -165,6 +165,14 @@ fn both_routes_follow_the_off_switch_methods_and_the_rate_limit() {
         let r = get(&off, path, "203.0.113.4", &[]);
         assert_eq!(r.status(), 404, "{path}");
         assert_eq!(doc(&r), json!({"message": "Not Found"}));
+        // A bare 404: nothing says there is an endpoint here.
+        let names: Vec<&str> = r.headers().keys().map(|k| k.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| matches!(*n, "content-type" | "content-length")),
+            "{path}: {names:?}"
+        );
     }
     let s = state(&[("ASK_RATE_LIMIT_PER_MINUTE", "2")]);
     for path in ["/config", "/who?query=rate+limit"] {
@@ -370,6 +378,8 @@ fn the_router_and_the_route_table_agree() {
             if method == "OPTIONS" {
                 assert_eq!(status, 204, "{}", route.path);
                 assert_eq!(header(&r, "access-control-allow-methods"), route.methods);
+                // `Allow` belongs to the 405 alone.
+                assert_eq!(header(&r, "allow"), "", "{}", route.path);
             }
         }
     }

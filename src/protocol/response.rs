@@ -199,7 +199,10 @@ pub struct Meta {
     /// the question as searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query_corrections: Option<Vec<QueryCorrection>>,
-    /// Who wrote the summary (answers with one, and `start`).
+    /// Who wrote the summary (answers with one, and `start`). With
+    /// `ask.transport: streaming`, `start` goes out before the summary is
+    /// written: it names who is to write it, and `complete` who did (with
+    /// the fallback, if any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<GeneratorUsed>,
 }

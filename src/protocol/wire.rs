@@ -110,33 +110,66 @@ fn frame(out: &mut String, id: usize, event: &StreamEvent) {
     out.push_str("\n\n");
 }
 
-/// The streamed answer: `start`, one `result` per item (the summary after
-/// the sections), `complete`. Both formats stream the same events.
+/// The SSE body of an answer: `start` (then the older in-band messages),
+/// one `result` per item and the summary last, then `complete`. The same
+/// bytes as [`stream_head`] followed by [`stream_tail`].
 pub fn answer_stream(answer: &Answer, query_id: &str, echo: &Echo) -> String {
+    let mut out = stream_head(answer, query_id, echo);
+    out.push_str(&stream_tail(answer, query_id, echo, None));
+    out
+}
+
+/// What a stream sends as soon as retrieval is done: `start` (its
+/// `_meta` from `answer` as it is then: its confidence and corrections,
+/// and who is to write the summary) and a `result` per item.
+pub fn stream_head(answer: &Answer, query_id: &str, echo: &Echo) -> String {
     let echo = &answer.echo(echo);
-    let mut events = vec![StreamEvent::Start(start(query_id, echo))];
-    let items = answer
-        .items
-        .iter()
-        .cloned()
-        .map(ResultItem::Article)
-        .chain(answer.summary.iter().cloned().map(ResultItem::Summary));
-    for (index, item) in items.enumerate() {
-        events.push(StreamEvent::Result(ResultEvent { index, item }));
-    }
-    events.push(StreamEvent::Complete(CompleteEvent {
-        meta: Meta::stream_complete(ResponseType::Answer, query_id, echo),
-        query_id: query_id.to_string(),
-        total_items: events.len() - 1,
-        error: None,
-    }));
     let mut out = String::new();
-    for (id, e) in events.iter().enumerate() {
-        frame(&mut out, id, e);
-        if id == 0 {
-            legacy_frames(&mut out, echo);
-        }
+    frame(&mut out, 0, &StreamEvent::Start(start(query_id, echo)));
+    legacy_frames(&mut out, echo);
+    for (index, item) in answer.items.iter().cloned().enumerate() {
+        let item = ResultItem::Article(item);
+        frame(
+            &mut out,
+            index + 1,
+            &StreamEvent::Result(ResultEvent { index, item }),
+        );
     }
+    out
+}
+
+/// The rest of the stream once the summary is written: its `result`, and
+/// `complete`. `written`: who wrote it, named in `complete`'s `_meta` when
+/// the `start` event was sent before it was known (a streamed answer).
+pub fn stream_tail(
+    answer: &Answer,
+    query_id: &str,
+    echo: &Echo,
+    written: Option<&GeneratorUsed>,
+) -> String {
+    let echo = &answer.echo(echo);
+    let mut out = String::new();
+    let mut id = answer.items.len() + 1;
+    if let Some(summary) = &answer.summary {
+        let event = StreamEvent::Result(ResultEvent {
+            index: answer.items.len(),
+            item: ResultItem::Summary(summary.clone()),
+        });
+        frame(&mut out, id, &event);
+        id += 1;
+    }
+    let mut meta = Meta::stream_complete(ResponseType::Answer, query_id, echo);
+    meta.generator = written.cloned();
+    frame(
+        &mut out,
+        id,
+        &StreamEvent::Complete(CompleteEvent {
+            meta,
+            query_id: query_id.to_string(),
+            total_items: id - 1,
+            error: None,
+        }),
+    );
     out
 }
 

@@ -8,7 +8,9 @@ use axum::response::Response;
 use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
 
+use crate::config::Transport;
 use crate::exchange::{Started, Validator};
+use crate::protocol::response::Echo;
 use crate::protocol::{self, AskRequest, Failure, RawRequest, wire};
 use crate::reply;
 use crate::state::State;
@@ -87,6 +89,9 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         (None, Some(h)) => format!("{:012x}", h & 0xffff_ffff_ffff),
         (None, None) => state.new_query_id(parts),
     };
+    if parsed.streaming && state.config.transport == Transport::Streaming {
+        return stream(state.clone(), parsed, query_id, echo, started);
+    }
     let t = Instant::now();
     let result = state.answer(&parsed, state.config.top_k).await;
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -106,6 +111,55 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         "answered"
     );
     // The timing layer adds the total.
+    if let Ok(v) = format!("search;dur={search_ms:.3}").parse() {
+        resp.headers_mut().insert("server-timing", v);
+    }
+    resp
+}
+
+/// An SSE answer sent as it is written (`ask.transport: streaming`):
+/// `start` and a `result` per section as soon as retrieval is done, then
+/// the summary's `result` when it is written (by the model, whose text is
+/// checked whole before it is sent), then `complete`.
+fn stream(
+    state: State,
+    parsed: AskRequest,
+    query_id: String,
+    echo: Echo,
+    started: Instant,
+) -> Response {
+    use futures_util::StreamExt;
+    let t = Instant::now();
+    let found = match state.find(&parsed, state.config.top_k) {
+        Ok(f) => f,
+        Err(f) => return reply::sse(wire::failure_stream(&f, &query_id, &echo)),
+    };
+    let search_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut so_far = found.answer.clone();
+    so_far.generator = found.writer(state.writer(&parsed));
+    let head = wire::stream_head(&so_far, &query_id, &echo);
+    tracing::info!(
+        query_id = %query_id,
+        mode = parsed.mode.as_str(),
+        streaming = true,
+        results = so_far.items.len(),
+        search_ms,
+        total_ms = started.elapsed().as_secs_f64() * 1e3,
+        "answered, the summary to follow"
+    );
+    let tail = async move {
+        let answer = state.summarize(found, &parsed).await;
+        let tail = wire::stream_tail(&answer, &query_id, &echo, answer.generator.as_ref());
+        Ok::<_, std::convert::Infallible>(bytes::Bytes::from(tail))
+    };
+    let body = futures_util::stream::once(std::future::ready(Ok(bytes::Bytes::from(head))))
+        .chain(futures_util::stream::once(tail));
+    let mut resp = Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(axum::body::Body::from_stream(body))
+        .expect("valid response");
     if let Ok(v) = format!("search;dur={search_ms:.3}").parse() {
         resp.headers_mut().insert("server-timing", v);
     }

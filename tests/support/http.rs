@@ -79,7 +79,8 @@ pub fn request(
     })
 }
 
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
+/// The body of a chunked transfer, its chunks joined.
+pub fn dechunk(mut b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(eol) = b.windows(2).position(|w| w == b"\r\n") {
         let size =
