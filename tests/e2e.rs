@@ -464,10 +464,23 @@ fn bedrock_endpoint_held(
     (port, seen)
 }
 
+/// `ask.generator: bedrock` with its endpoint at `url` (loopback) and
+/// test credentials.
+fn bedrock_settings(url: &str) -> Vec<(&'static str, &str)> {
+    vec![
+        ("ASK_GENERATOR", "bedrock"),
+        ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
+        ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
+        ("AWS_SECRET_ACCESS_KEY", "test-secret"),
+    ]
+}
+
 /// The release binary with `ask.generator: bedrock`, its Bedrock endpoint
 /// moved to loopback (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`): the cold start
-/// builds the client on the generator's thread, and a `generate` request
-/// blocks the handler on it while the Runtime API loop waits.
+/// builds the client, and a `generate` request awaits the model on the
+/// function's own runtime.
 #[test]
 fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
     let throttled = recorded("throttled.json");
@@ -477,17 +490,7 @@ fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
         (429, throttled),
     ]);
     let url = format!("http://127.0.0.1:{endpoint}");
-    let (_emu, _ask, port) = serve_docs(
-        "bedrock",
-        &[
-            ("ASK_GENERATOR", "bedrock"),
-            ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
-            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &url),
-            ("AWS_REGION", "us-east-1"),
-            ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
-            ("AWS_SECRET_ACCESS_KEY", "test-secret"),
-        ],
-    );
+    let (_emu, _ask, port) = serve_docs("bedrock", &bedrock_settings(&url));
     let body = br#"{"query":{"text":"how do I change the rate limit"},"prefer":{"mode":"generate","streaming":false}}"#;
     let answer = || {
         let r = post(port, body);
@@ -537,18 +540,9 @@ fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
     let (endpoint, seen) =
         bedrock_endpoint_held(vec![(200, recorded("good-answer.json"))], Some(hold));
     let url = format!("http://127.0.0.1:{endpoint}");
-    let (_emu, _ask, port) = serve_docs(
-        "streaming",
-        &[
-            ("ASK_TRANSPORT", "streaming"),
-            ("ASK_GENERATOR", "bedrock"),
-            ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
-            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &url),
-            ("AWS_REGION", "us-east-1"),
-            ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
-            ("AWS_SECRET_ACCESS_KEY", "test-secret"),
-        ],
-    );
+    let mut settings = bedrock_settings(&url);
+    settings.push(("ASK_TRANSPORT", "streaming"));
+    let (_emu, _ask, port) = serve_docs("streaming", &settings);
     // Every other response streams too, and arrives whole: JSON answers,
     // failures, the other routes.
     let r = post(

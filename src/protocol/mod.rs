@@ -1,5 +1,5 @@
-//! The NLWeb 0.55 protocol as this endpoint speaks it: request shapes
-//! ([`request`]), failures with their codes and statuses ([`failure`]),
+//! The NLWeb 0.55 protocol as this endpoint speaks it: request shapes as
+//! sent ([`shapes`]) and as normalised ([`request`]), failures with their codes and statuses ([`failure`]),
 //! response documents and SSE events ([`response`]), the public settings
 //! of `/config` ([`settings`]), and how answers are
 //! written ([`wire`]). Every document the Lambda sends is built from these
@@ -11,6 +11,7 @@ pub mod openapi;
 pub mod request;
 pub mod response;
 pub mod settings;
+pub mod shapes;
 pub mod wire;
 
 pub use failure::{Failure, FailureCode};

@@ -18,6 +18,8 @@
 //! `tests/data/index-v3.idx` is opened by a test to make that conscious
 //! (version 3 added the sections' sentence vectors).
 
+use crate::analyzer::ANALYZER_ID;
+use crate::arrays::U32s;
 use crate::index::{BuildMeta, Index, IndexData};
 use crate::{Error, Result};
 
@@ -209,4 +211,121 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
     };
     data.validate(&meta)?;
     Ok(Index::new(meta, data))
+}
+
+/// The checks a decoded payload passes before any accessor reads it.
+impl IndexData {
+    /// Checks every invariant the accessors rely on, so that a decoded index
+    /// that passed this never panics on access.
+    pub(crate) fn validate(&self, meta: &BuildMeta) -> Result<()> {
+        let bad = |what: &str| Err(Error::Invalid(what.to_string()));
+        for (ok, what) in [
+            (self.page_spans.is_well_formed(), "page spans"),
+            (self.section_page.is_well_formed(), "section pages"),
+            (self.section_spans.is_well_formed(), "section spans"),
+            (self.term_end.is_well_formed(), "term ends"),
+            (self.term_idf.is_well_formed(), "term idf"),
+            (self.term_postings_end.is_well_formed(), "term postings"),
+            (self.postings_section.is_well_formed(), "postings"),
+            (self.postings_impact.is_well_formed(), "impacts"),
+        ] {
+            if !ok {
+                return bad(what);
+            }
+        }
+        if !self.page_spans.len().is_multiple_of(8) {
+            return bad("page spans count");
+        }
+        let n_pages = self.page_spans.len() / 8;
+        let n_sections = self.section_page.len();
+        if self.section_level.len() != n_sections || self.section_spans.len() != n_sections * 6 {
+            return bad("section arrays disagree in length");
+        }
+        let check_spans = |spans: &U32s| -> bool {
+            (0..spans.len() / 2).all(|i| {
+                let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
+                a <= b && b <= self.strings.len()
+            })
+        };
+        if !check_spans(&self.page_spans) || !check_spans(&self.section_spans) {
+            return bad("a text span is out of range");
+        }
+        if self.section_page.iter().any(|p| p as usize >= n_pages) {
+            return bad("a section points past the last page");
+        }
+        let n_terms = self.term_end.len();
+        if self.term_idf.len() != n_terms || self.term_postings_end.len() != n_terms {
+            return bad("term arrays disagree in length");
+        }
+        let mut prev = 0usize;
+        for i in 0..n_terms {
+            let e = self.term_end.get(i) as usize;
+            if e < prev || self.term_text.get(prev..e).is_none() {
+                return bad("term text offsets");
+            }
+            prev = e;
+        }
+        if prev != self.term_text.len() {
+            return bad("term text length");
+        }
+        if !self.page_boost.is_well_formed()
+            || self.page_boost.len() != n_pages
+            || self.page_reference.len() != n_pages
+        {
+            return bad("page weights disagree with the pages");
+        }
+        if self.page_boost.iter().any(|b| !b.is_finite() || b < 0.0) {
+            return bad("a page weight is not a number >= 0");
+        }
+        if !self.vectors.is_valid(n_sections) {
+            return bad("sentence vectors disagree with the sections");
+        }
+        if !self.word_end.is_well_formed() {
+            return bad("word ends");
+        }
+        let mut prev = 0usize;
+        for e in self.word_end.iter() {
+            let e = e as usize;
+            if e < prev || self.words.get(prev..e).is_none() {
+                return bad("word offsets");
+            }
+            prev = e;
+        }
+        if prev != self.words.len() {
+            return bad("words length");
+        }
+        let n_postings = self.postings_section.len();
+        if self.postings_impact.len() != n_postings {
+            return bad("postings arrays disagree in length");
+        }
+        let mut prev = 0usize;
+        for e in self.term_postings_end.iter() {
+            let e = e as usize;
+            if e < prev || e > n_postings {
+                return bad("postings offsets");
+            }
+            prev = e;
+        }
+        if prev != n_postings {
+            return bad("postings length");
+        }
+        // A max over all ids vectorises; an early-exit search would not.
+        let max_section = self.postings_section.iter().fold(0u32, u32::max);
+        if n_postings > 0 && max_section as usize >= n_sections {
+            return bad("a posting points past the last section");
+        }
+        if meta.pages as usize != n_pages
+            || meta.sections as usize != n_sections
+            || meta.terms as usize != n_terms
+            || meta.postings != n_postings as u64
+        {
+            return bad("header counts disagree with the payload");
+        }
+        if meta.analyzer != ANALYZER_ID {
+            return Err(Error::Analyzer {
+                found: meta.analyzer.clone(),
+            });
+        }
+        Ok(())
+    }
 }

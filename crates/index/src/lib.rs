@@ -15,6 +15,7 @@
 pub mod analyzer;
 pub mod arrays;
 pub mod boost;
+pub mod build;
 pub mod format;
 mod hash;
 pub mod index;
@@ -26,11 +27,11 @@ pub mod typo;
 pub mod vectors;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};
+pub use build::build;
 pub use bytes::Bytes;
 pub use format::{FORMAT_VERSION, MAGIC, decode, decode_bytes, encode, read_meta};
 pub use index::{
     B, BuildMeta, BuildOptions, Hit, Index, K1, Page, PageInput, Section, SectionInput, Weights,
-    build,
 };
 
 /// What can go wrong building or reading an index.

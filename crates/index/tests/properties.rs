@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 
-use ask_index::index::{idf, impact, section_terms};
+use ask_index::build::section_terms;
+use ask_index::index::{idf, impact};
 use ask_index::{Analyzer, BuildOptions, PageInput, SectionInput, Weights, build, decode, encode};
 use proptest::prelude::*;
 

@@ -1,0 +1,433 @@
+//! Building an index: each section analysed (in parallel), its text stored
+//! once (identical long texts shared), the postings laid out term by term
+//! with their BM25 impacts, the hash tables and the typo vocabulary.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
+use crate::arrays::{F32s, U32s};
+use crate::hash::fnv1a64;
+use crate::index::{
+    B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, idf, impact,
+};
+use crate::typo::{WordSet, plain_words};
+use crate::{Error, Result};
+
+/// Weighted term frequencies and length of one section: the definition the
+/// builder uses, exposed so tests can score by brute force.
+pub fn section_terms(
+    analyzer: &Analyzer,
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+) -> (HashMap<String, u32>, u32) {
+    let mut tf = HashMap::new();
+    let mut len = 0u32;
+    for_each_field(weights, page_title, section, |text, w| {
+        if w == 0 {
+            return;
+        }
+        for t in analyzer.analyze(text) {
+            *tf.entry(t).or_insert(0) += w;
+            len += w;
+        }
+    });
+    (tf, len)
+}
+
+/// Calls `f` with each field of a section and its weight: the page title,
+/// the heading unless it repeats the title, the text.
+fn for_each_field(
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+    mut f: impl FnMut(&str, u32),
+) {
+    f(page_title, weights.title);
+    if section.heading != page_title {
+        f(&section.heading, weights.heading);
+    }
+    f(&section.text, weights.body);
+}
+
+thread_local! {
+    /// Per thread, a count for each term id (all zero between sections)
+    /// and the ids counted in the current section.
+    static COUNTS: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = Default::default();
+}
+
+/// [`section_terms`] during a build: term ids in `interner`, counted in an
+/// array instead of a map. `new_chunk` gets each chunk of the section that
+/// is new to this thread ([`Analyzer::for_each_term_id`]), whatever its
+/// field's weight.
+fn section_term_ids(
+    analyzer: &Analyzer,
+    interner: &Interner,
+    weights: Weights,
+    page_title: &str,
+    section: &SectionInput,
+    mut new_chunk: impl FnMut(&str),
+) -> (Vec<(u32, u32)>, u32) {
+    COUNTS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (counts, counted) = &mut *cell;
+        let mut len = 0u32;
+        for_each_field(weights, page_title, section, |text, w| {
+            analyzer.for_each_term_id(
+                interner,
+                text,
+                |id| {
+                    if w == 0 {
+                        return;
+                    }
+                    let i = id as usize;
+                    if i >= counts.len() {
+                        counts.resize((i + 1).next_power_of_two(), 0);
+                    }
+                    if counts[i] == 0 {
+                        counted.push(id);
+                    }
+                    counts[i] += w;
+                    len += w;
+                },
+                &mut new_chunk,
+            )
+        });
+        let tf = counted
+            .drain(..)
+            .map(|id| (id, std::mem::take(&mut counts[id as usize])))
+            .collect();
+        (tf, len)
+    })
+}
+
+/// One section's analysis, done in parallel by [`build`].
+struct SectionTerms {
+    /// Term ids in the build's [`Interner`], and weighted frequencies.
+    tf: Vec<(u32, u32)>,
+    /// Weighted length.
+    len: u32,
+    /// Typo-vocabulary words of its chunks that were new to this thread.
+    words: Vec<String>,
+}
+
+/// All stored text in one string. Long strings are stored once however
+/// often they occur (a fragment inlined into many pages), and spans share them.
+#[derive(Default)]
+struct StringBlob {
+    s: String,
+    /// Spans of the long strings stored so far, by a hash of their text.
+    seen: HashMap<u64, Vec<(usize, usize)>, std::hash::BuildHasherDefault<WordHash>>,
+}
+
+/// A fast hash of a long string ([`WordHash`]).
+fn text_hash(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = WordHash::default();
+    h.write(bytes);
+    h.finish()
+}
+
+/// Strings at least this long are looked up before being stored again.
+const DEDUP_MIN_BYTES: usize = 64;
+
+impl StringBlob {
+    /// Stores `v` (or finds it stored) and returns its span.
+    fn push(&mut self, v: &str) -> Result<[u32; 2]> {
+        let long = v.len() >= DEDUP_MIN_BYTES;
+        let hash = if long { text_hash(v.as_bytes()) } else { 0 };
+        let stored = if long {
+            self.seen.get(&hash).and_then(|spans| {
+                spans
+                    .iter()
+                    .copied()
+                    .find(|&(a, b)| &self.s.as_bytes()[a..b] == v.as_bytes())
+            })
+        } else {
+            None
+        };
+        let (start, end) = match stored {
+            Some(span) => span,
+            None => {
+                let start = self.s.len();
+                self.s.push_str(v);
+                let end = self.s.len();
+                if long {
+                    self.seen.entry(hash).or_default().push((start, end));
+                }
+                (start, end)
+            }
+        };
+        let offset =
+            |v: usize| u32::try_from(v).map_err(|_| Error::TooLarge("stored text over 4 GiB"));
+        Ok([offset(start)?, offset(end)?])
+    }
+}
+
+/// The stored text of the pages and sections, their per-page and
+/// per-section arrays, and the typo vocabulary.
+struct Stored {
+    blob: StringBlob,
+    page_spans: U32s,
+    page_boost: F32s,
+    page_reference: Vec<u8>,
+    section_page: U32s,
+    section_level: Vec<u8>,
+    section_spans: U32s,
+    vocabulary: WordSet,
+}
+
+fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> {
+    let mut st = Stored {
+        blob: StringBlob::default(),
+        page_spans: U32s::new(),
+        page_boost: F32s::new(),
+        page_reference: Vec::with_capacity(pages.len()),
+        section_page: U32s::new(),
+        section_level: Vec::new(),
+        section_spans: U32s::new(),
+        vocabulary: WordSet::default(),
+    };
+    // What an answer shows of each hit (page path, route, title; section
+    // heading, anchor) is stored first and the long texts after it, so
+    // that the labels of all hits sit together, not one a page between
+    // texts: rendering an answer then reads a few cache lines, not one
+    // (or a miss) per field.
+    let mut page_text = Vec::with_capacity(pages.len() * 4);
+    let mut section_text = Vec::new();
+    for (p, page) in pages.iter().enumerate() {
+        for v in [&page.path, &page.route, &page.title] {
+            page_text.push(st.blob.push(v)?);
+        }
+        page_text.push([0, 0]);
+        st.page_boost.push(
+            page.boost
+                .filter(|b| b.is_finite() && *b >= 0.0)
+                .unwrap_or(1.0),
+        );
+        st.page_reference.push(u8::from(page.reference));
+        for section in &page.sections {
+            st.section_page.push(p as u32);
+            st.section_level.push(section.level);
+            for v in [&section.heading, &section.anchor] {
+                section_text.push(st.blob.push(v)?);
+            }
+            section_text.push([0, 0]);
+        }
+    }
+    let mut sections = section_text.chunks_exact_mut(3);
+    for (page, spans) in pages.iter().zip(page_text.chunks_exact_mut(4)) {
+        spans[3] = st.blob.push(&page.description)?;
+        for (section, spans) in page.sections.iter().zip(&mut sections) {
+            spans[2] = st.blob.push(&section.text)?;
+        }
+    }
+    st.page_spans = page_text.into_iter().flatten().collect();
+    st.section_spans = section_text.into_iter().flatten().collect();
+    for a in analysed {
+        st.vocabulary.extend(a.words.iter().cloned());
+    }
+    Ok(st)
+}
+
+/// The sorted terms and their postings.
+struct Postings {
+    terms: usize,
+    term_text: String,
+    term_end: U32s,
+    term_idf: F32s,
+    term_postings_end: U32s,
+    postings_section: U32s,
+    postings_impact: F32s,
+    n_sections: u32,
+    n_postings: u64,
+}
+
+/// Term ids are positions in byte order of the distinct terms; each term's
+/// postings are its sections in ascending order, placed by counting.
+/// `interned` is the text of each id of the sections' `tf`.
+fn postings(analysed: &[SectionTerms], interned: &[std::sync::Arc<str>]) -> Result<Postings> {
+    // Sections per interned term; terms met only in fields of weight 0
+    // have none and are left out.
+    let mut df: Vec<u64> = vec![0; interned.len()];
+    for a in analysed {
+        for &(id, _) in &a.tf {
+            df[id as usize] += 1;
+        }
+    }
+    let mut order: Vec<u32> = (0..interned.len() as u32)
+        .filter(|&i| df[i as usize] > 0)
+        .collect();
+    order.par_sort_unstable_by(|&a, &b| interned[a as usize].cmp(&interned[b as usize]));
+    let terms: Vec<&str> = order.iter().map(|&i| &*interned[i as usize]).collect();
+    let mut new_id = vec![u32::MAX; interned.len()];
+    for (n, &i) in order.iter().enumerate() {
+        new_id[i as usize] = n as u32;
+    }
+
+    let mut ends: Vec<u64> = Vec::with_capacity(terms.len());
+    let mut n_postings: u64 = 0;
+    for &i in &order {
+        n_postings += df[i as usize];
+        ends.push(n_postings);
+    }
+    if n_postings > u32::MAX as u64 {
+        return Err(Error::TooLarge("over 4 billion postings"));
+    }
+    let mut next: Vec<usize> = std::iter::once(0)
+        .chain(ends.iter().map(|&e| e as usize))
+        .take(terms.len())
+        .collect();
+    let mut section = vec![0u32; n_postings as usize];
+    let mut freq = vec![0u32; n_postings as usize];
+    for (s, a) in analysed.iter().enumerate() {
+        for &(id, f) in &a.tf {
+            let at = &mut next[new_id[id as usize] as usize];
+            section[*at] = s as u32;
+            freq[*at] = f;
+            *at += 1;
+        }
+    }
+
+    let lengths: Vec<u32> = analysed.iter().map(|a| a.len).collect();
+    let n_sections = lengths.len() as u32;
+    let avg_len = if lengths.is_empty() {
+        0.0
+    } else {
+        lengths.iter().map(|&l| l as f64).sum::<f64>() as f32 / lengths.len() as f32
+    };
+    let impacts: Vec<f32> = section
+        .par_iter()
+        .zip(freq.par_iter())
+        .map(|(&s, &f)| impact(f as f32, lengths[s as usize] as f32, avg_len))
+        .collect();
+
+    let mut term_text = String::new();
+    let mut term_end = U32s::new();
+    let mut term_idf = F32s::new();
+    let mut start = 0u64;
+    for (term, &end) in terms.iter().zip(&ends) {
+        term_text.push_str(term);
+        term_end.push(
+            u32::try_from(term_text.len()).map_err(|_| Error::TooLarge("term text over 4 GiB"))?,
+        );
+        term_idf.push(idf(n_sections, (end - start) as u32));
+        start = end;
+    }
+    Ok(Postings {
+        terms: terms.len(),
+        term_text,
+        term_end,
+        term_idf,
+        term_postings_end: ends.iter().map(|&e| e as u32).collect(),
+        postings_section: section.into_iter().collect(),
+        postings_impact: impacts.into_iter().collect(),
+        n_sections,
+        n_postings,
+    })
+}
+
+/// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
+pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
+    if pages.iter().map(|p| p.sections.len()).sum::<usize>() > u32::MAX as usize {
+        return Err(Error::TooLarge("over 4 billion sections"));
+    }
+    u32::try_from(pages.len()).map_err(|_| Error::TooLarge("over 4 billion pages"))?;
+
+    let interner = Interner::default();
+    // Each section's terms and words, analysed on every core (rayon keeps
+    // the order). Everything after works from these in corpus order or
+    // sorts: the index is the same bytes whatever the number of threads.
+    let analysed: Vec<SectionTerms> = pages
+        .par_iter()
+        .flat_map_iter(|page| page.sections.iter().map(move |s| (page, s)))
+        .map(|(page, section)| {
+            // The typo vocabulary: the words of every distinct chunk (a
+            // word never spans whitespace), taken when a thread first
+            // analyses the chunk.
+            let mut words = Vec::new();
+            let (tf, len) = section_term_ids(
+                analyzer,
+                &interner,
+                opts.weights,
+                &page.title,
+                section,
+                |c| words.extend(plain_words(c)),
+            );
+            SectionTerms { tf, len, words }
+        })
+        .collect();
+    let interned = interner.into_terms();
+
+    // The stored text and the vocabulary on one side, the postings on the other.
+    let (stored, postings) = rayon::join(
+        || store_text(pages, &analysed),
+        || postings(&analysed, &interned),
+    );
+    let (stored, postings) = (stored?, postings?);
+
+    let mut words = String::new();
+    let mut word_end = U32s::new();
+    for w in stored.vocabulary.into_sorted(analyzer) {
+        words.push_str(&w);
+        word_end.push(u32::try_from(words.len()).map_err(|_| Error::TooLarge("words over 4 GiB"))?);
+    }
+
+    let data = IndexData {
+        strings: crate::arrays::Text::Owned(stored.blob.s),
+        page_spans: stored.page_spans,
+        section_page: stored.section_page,
+        section_level: stored.section_level,
+        section_spans: stored.section_spans,
+        term_text: postings.term_text,
+        term_end: postings.term_end,
+        term_idf: postings.term_idf,
+        term_postings_end: postings.term_postings_end,
+        postings_section: postings.postings_section,
+        postings_impact: postings.postings_impact,
+        page_boost: stored.page_boost,
+        page_reference: stored.page_reference,
+        words,
+        word_end,
+        vectors: crate::vectors::Vectors::default(),
+    };
+    let meta = BuildMeta {
+        build_id: build_id(
+            &opts.corpus_fingerprint,
+            opts.built_at_unix,
+            postings.n_postings,
+        ),
+        built_at: rfc3339(opts.built_at_unix)?,
+        corpus_fingerprint: opts.corpus_fingerprint.clone(),
+        docs_base_url: opts.docs_base_url.clone(),
+        source: opts.source.clone(),
+        analyzer: ANALYZER_ID.to_string(),
+        k1: K1,
+        b: B,
+        weights: opts.weights,
+        pages: pages.len() as u32,
+        sections: postings.n_sections,
+        terms: postings.terms as u32,
+        postings: postings.n_postings,
+    };
+    Ok(Index::new(meta, data))
+}
+
+fn build_id(fingerprint: &str, built_at: u64, postings: u64) -> String {
+    let h = fnv1a64(fingerprint.as_bytes(), built_at ^ postings.rotate_left(32));
+    format!("{h:016x}")
+}
+
+/// Formats Unix seconds as RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SSZ`).
+pub fn rfc3339(unix: u64) -> Result<String> {
+    let secs = i64::try_from(unix).map_err(|_| Error::BuiltAt(unix))?;
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .ok_or(Error::BuiltAt(unix))
+}
