@@ -18,7 +18,9 @@ use tower_http::catch_panic::CatchPanicLayer;
 use crate::layers;
 use crate::protocol::Failure;
 use crate::reply;
-use crate::routes::{self, RESOURCE_METADATA_PATH, ask, mcp, site, who};
+use crate::routes::{
+    self, RESOURCE_METADATA_PATH, ask, config, llms, mcp, metadata, openapi, sites, who, widget,
+};
 use crate::state::State;
 
 /// The service: requests with the API Gateway stage taken off their path
@@ -34,14 +36,14 @@ pub fn router(state: State) -> Router {
         .route("/ask", get(ask::handle).post(ask::handle))
         .route("/mcp", post(mcp::handle))
         .route("/who", get(who::handle))
-        .route("/sites", get(site::sites))
-        .route("/config", get(site::config))
-        .route("/llms.txt", get(site::llms_txt))
-        .route("/openapi.json", get(site::openapi))
-        .route("/ask/widget.js", get(site::widget));
+        .route("/sites", get(sites::handle))
+        .route("/config", get(config::handle))
+        .route("/llms.txt", get(llms::handle))
+        .route("/openapi.json", get(openapi::handle))
+        .route("/ask/widget.js", get(widget::handle));
     // The metadata exists only when tokens are read.
     if state.auth.mode() != crate::auth::Mode::Off {
-        router = router.route(RESOURCE_METADATA_PATH, get(site::metadata));
+        router = router.route(RESOURCE_METADATA_PATH, get(metadata::handle));
     }
     let panic_state = state.clone();
     router

@@ -10,9 +10,14 @@ use lambda_http::http::request::Parts;
 use crate::state::State;
 
 pub mod ask;
+pub mod config;
+pub mod llms;
 pub mod mcp;
-pub mod site;
+pub mod metadata;
+pub mod openapi;
+pub mod sites;
 pub mod who;
+pub mod widget;
 
 /// The RFC 9728 protected-resource metadata path.
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";

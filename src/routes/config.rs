@@ -1,7 +1,5 @@
-//! The site's other routes: `/sites`, `/llms.txt`, `/openapi.json`,
-//! `/config`, the RFC 9728 metadata and the widget's script.
+//! `/config`: the public settings an agent needs to call the endpoint.
 
-use axum::body::Body;
 use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::http::request::Parts;
@@ -12,57 +10,10 @@ use crate::protocol::{self, Mode};
 use crate::reply;
 use crate::state::{State, api_base_url};
 
-/// The embeddable `<nlweb-ask>` web component (widget/nlweb-ask.js).
-pub const WIDGET_JS: &str = include_str!("../../widget/nlweb-ask.js");
-
-/// GET `/sites`.
-pub async fn sites(Ctx(state): Ctx<State>) -> Response {
-    reply::json(200, &state.sites())
-}
-
-/// GET `/openapi.json`.
-pub async fn openapi(Ctx(state): Ctx<State>) -> Response {
-    let mut r = reply::json(200, &state.openapi);
-    r.headers_mut()
-        .insert("cache-control", "no-cache".parse().expect("header"));
-    r
-}
-
-/// GET `/llms.txt`.
-pub async fn llms_txt(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let (parts, _) = req.into_parts();
-    Response::builder()
-        .status(200)
-        .header("content-type", "text/plain; charset=utf-8")
-        .header("cache-control", "no-cache")
-        .body(Body::from(ask_index::llms::llms_txt(
-            &state.index,
-            &state.base_url,
-            &api_base_url(&state, &parts),
-        )))
-        .expect("valid response")
-}
-
 /// GET `/config`.
-pub async fn config(Ctx(state): Ctx<State>, req: Request) -> Response {
+pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
     reply::json(200, &config_document(&state, &parts))
-}
-
-/// GET the RFC 9728 metadata (served only when `ask.auth` is on).
-pub async fn metadata(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let (parts, _) = req.into_parts();
-    reply::json(200, &resource_metadata(&state, &parts))
-}
-
-/// GET `/ask/widget.js`: a static file that every page view loads.
-pub async fn widget() -> Response {
-    Response::builder()
-        .status(200)
-        .header("content-type", "text/javascript; charset=utf-8")
-        .header("cache-control", "public, max-age=300")
-        .body(Body::from(WIDGET_JS))
-        .expect("valid response")
 }
 
 /// `GET /config`: the public settings (see
@@ -119,21 +70,5 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
             llms_txt: at("/llms.txt"),
             openapi: at("/openapi.json"),
         },
-    }
-}
-
-/// The protected-resource metadata document (RFC 9728).
-fn resource_metadata(
-    state: &State,
-    req: &Parts,
-) -> crate::protocol::response::ProtectedResourceMetadata {
-    crate::protocol::response::ProtectedResourceMetadata {
-        resource: api_base_url(state, req),
-        authorization_servers: state.auth.issuer().map(|i| vec![i.to_string()]),
-        scopes_supported: (!state.auth.scope().is_empty())
-            .then(|| vec![state.auth.scope().to_string()]),
-        bearer_methods_supported: vec!["header".into()],
-        resource_signing_alg_values_supported: vec!["RS256".into(), "ES256".into()],
-        resource_name: state.product.0.clone(),
     }
 }

@@ -1,0 +1,22 @@
+//! `/llms.txt`: the docs' pages for language models, and where to ask.
+
+use axum::body::Body;
+use axum::extract::{Request, State as Ctx};
+use axum::response::Response;
+
+use crate::state::{State, api_base_url};
+
+/// GET `/llms.txt`.
+pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/plain; charset=utf-8")
+        .header("cache-control", "no-cache")
+        .body(Body::from(ask_index::llms::llms_txt(
+            &state.index,
+            &state.base_url,
+            &api_base_url(&state, &parts),
+        )))
+        .expect("valid response")
+}

@@ -1,0 +1,15 @@
+//! `/openapi.json`: the OpenAPI 3.1 document, generated once per cold start.
+
+use axum::extract::State as Ctx;
+use axum::response::Response;
+
+use crate::reply;
+use crate::state::State;
+
+/// GET `/openapi.json`.
+pub async fn handle(Ctx(state): Ctx<State>) -> Response {
+    let mut r = reply::json(200, &state.openapi);
+    r.headers_mut()
+        .insert("cache-control", "no-cache".parse().expect("header"));
+    r
+}
