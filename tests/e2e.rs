@@ -413,11 +413,17 @@ fn bedrock_endpoint(replies: Vec<(u16, String)>) -> (u16, Seen) {
     bedrock_endpoint_held(replies, None)
 }
 
-/// The same, each reply held until `hold` says go (or 10 s pass).
-fn bedrock_endpoint_held(
-    replies: Vec<(u16, String)>,
-    hold: Option<std::sync::mpsc::Receiver<()>>,
-) -> (u16, Seen) {
+/// What a held Bedrock stand-in does before each reply: wait for the
+/// word go (or 10 s), then take `writing` as a model would, and say when it
+/// answered.
+struct Hold {
+    go: std::sync::mpsc::Receiver<()>,
+    writing: std::time::Duration,
+    answered: std::sync::mpsc::Sender<std::time::Instant>,
+}
+
+/// The same, each reply held as `hold` says.
+fn bedrock_endpoint_held(replies: Vec<(u16, String)>, hold: Option<Hold>) -> (u16, Seen) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -448,7 +454,8 @@ fn bedrock_endpoint_held(
                 .unwrap()
                 .push((line.trim().to_string(), String::from_utf8(body).unwrap()));
             if let Some(h) = &hold {
-                let _ = h.recv_timeout(std::time::Duration::from_secs(10));
+                let _ = h.go.recv_timeout(std::time::Duration::from_secs(10));
+                std::thread::sleep(h.writing);
             }
             let (status, text) = reply;
             let extra = error_type(status)
@@ -459,6 +466,10 @@ fn bedrock_endpoint_held(
                 "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{text}",
                 text.len()
             );
+            let _ = stream.flush();
+            if let Some(h) = &hold {
+                let _ = h.answered.send(std::time::Instant::now());
+            }
         }
     });
     (port, seen)
@@ -529,16 +540,23 @@ fn the_binary_answers_with_a_model_and_falls_back_when_throttled() {
 
 /// `ask.transport: streaming` in the real binary under cargo lambda watch
 /// (Lambda response streaming), with a Bedrock stand-in that holds its
-/// answer until the client has read the stream's `start`: the sections go
-/// out before the model has written, the summary and `complete` after.
-/// Nothing here is timed against a bound; the held reply orders the events
-/// (the times are printed).
+/// answer until the client has read the stream's `start`, then writes for
+/// 2 s: the sections go out before the model has written, the summary and
+/// `complete` after it answered. Nothing here is timed against a bound;
+/// the held reply orders the events (the times are printed).
 #[test]
 fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
     use std::io::{Read, Write};
     let (go, hold) = std::sync::mpsc::channel();
-    let (endpoint, seen) =
-        bedrock_endpoint_held(vec![(200, recorded("good-answer.json"))], Some(hold));
+    let (answered_tx, answered) = std::sync::mpsc::channel();
+    let (endpoint, seen) = bedrock_endpoint_held(
+        vec![(200, recorded("good-answer.json"))],
+        Some(Hold {
+            go: hold,
+            writing: std::time::Duration::from_secs(2),
+            answered: answered_tx,
+        }),
+    );
     let url = format!("http://127.0.0.1:{endpoint}");
     let mut settings = bedrock_settings(&url);
     settings.push(("ASK_TRANSPORT", "streaming"));
@@ -596,6 +614,13 @@ fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
     }
     let done = t.elapsed();
     let first = first.expect("a start event");
+    // The model answered after the client had the sections, and the
+    // stream ended after the model answered.
+    let model_answered = answered
+        .recv_timeout(std::time::Duration::from_secs(1))
+        .expect("the model was asked")
+        .duration_since(t);
+    assert!(first < model_answered && model_answered < done);
     let raw = String::from_utf8_lossy(&got).to_string();
     let head_end = raw.find("\r\n\r\n").unwrap();
     let head = raw[..head_end].to_ascii_lowercase();
@@ -625,9 +650,10 @@ fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
     assert_eq!(summary["item"]["text"], model_text("good-answer.json"));
     assert_eq!(seen.lock().unwrap().len(), 1, "one model call");
     eprintln!(
-        "streamed: start after {:.1} ms (the model held until then, released at {:.1} ms); complete after {:.1} ms",
+        "streamed: start after {:.1} ms (the model released at {:.1} ms, answered at {:.1} ms); complete after {:.1} ms",
         first.as_secs_f64() * 1e3,
         released.unwrap_or_default().as_secs_f64() * 1e3,
+        model_answered.as_secs_f64() * 1e3,
         done.as_secs_f64() * 1e3
     );
 }
