@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Deploys nlweb-ask to AWS with SAM and publishes the index of the docs.
 #
-#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=bm25 scripts/deploy.sh [extra `sam deploy` args]
+#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=bm25 TRANSPORT=buffered scripts/deploy.sh [extra `sam deploy` args]
+#
+# TRANSPORT=streaming deploys template.yaml's streaming variant
+# (scripts/streaming-template.sh): every route's integration streams and the
+# function runs with Lambda response streaming, so that an SSE answer's
+# sections go out before its summary is written.
 #
 # RETRIEVER=hybrid also ships the sentence model as a Lambda layer (its
 # packed int8 form, 24 MB, written by `build-index pack-model` from the
@@ -27,7 +32,13 @@ STACK="${STACK:-nlweb-ask}"
 ENABLED="${ENABLED:-true}"
 DOCS="${DOCS:-docs/content/docs}"
 RETRIEVER="${RETRIEVER:-bm25}"
+TRANSPORT="${TRANSPORT:-buffered}"
 export SAM_CLI_TELEMETRY=0
+case "$TRANSPORT" in
+  buffered) template=template.yaml ;;
+  streaming) template=.aws-sam-streaming.yaml; bash scripts/streaming-template.sh > "$template" ;;
+  *) echo "deploy: TRANSPORT must be buffered or streaming" >&2; exit 1 ;;
+esac
 # The model layer's content (template.yaml's ModelLayer): packaged by every
 # `sam build`, used only with Retriever=hybrid.
 case "$RETRIEVER" in bm25|hybrid) ;; *) echo "deploy: RETRIEVER must be bm25 or hybrid" >&2; exit 1 ;; esac
@@ -47,7 +58,7 @@ rustup target add aarch64-unknown-linux-gnu >/dev/null
 # `sam build` runs `cargo lambda build --release`: give it the settings of the
 # dist profile in Cargo.toml (fat LTO, one codegen unit, no symbols).
 CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-  CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_INCREMENTAL=false sam build
+  CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_INCREMENTAL=false sam build --template-file "$template"
 
 outputs() {
   sam list stack-outputs --stack-name "$STACK" --output json 2>/dev/null || true
@@ -59,7 +70,7 @@ for o in json.load(sys.stdin):
 }
 if [ -z "$(outputs)" ]; then
   echo "deploy: stack $STACK does not exist yet; creating it with the endpoint off"
-  sam deploy --stack-name "$STACK" --no-confirm-changeset --parameter-overrides Enabled=false "$@"
+  sam deploy --stack-name "$STACK" --no-confirm-changeset --parameter-overrides Enabled=false "Transport=$TRANSPORT" "$@"
 fi
 bucket=$(outputs | output IndexBucket)
 [ -n "$bucket" ] || { echo "deploy: no IndexBucket output on stack $STACK" >&2; exit 1; }
@@ -71,5 +82,5 @@ build_id=$(sed -n 's/.*build id \([0-9a-f]*\).*/\1/p' <<<"$summary")
 key="index/$build_id.idx"
 "$CARGO_TARGET_DIR/release/build-index" --corpus "$DOCS" "${model_args[@]}" --upload "s3://$bucket/$key"
 
-sam deploy --stack-name "$STACK" --parameter-overrides "Enabled=$ENABLED" "IndexKey=$key" "Retriever=$RETRIEVER" "$@"
+sam deploy --stack-name "$STACK" --parameter-overrides "Enabled=$ENABLED" "IndexKey=$key" "Retriever=$RETRIEVER" "Transport=$TRANSPORT" "$@"
 echo "deploy: /ask at $(outputs | output AskEndpoint), index s3://$bucket/$key"

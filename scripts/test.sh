@@ -2,7 +2,9 @@
 # Runs every test: installs prerequisites, then the whole workspace's tests
 # (one release build serves tests, benches and the local endpoint), the
 # sentence model's kernel built for arm64 and run under qemu, then the
-# SAM template's offline checks (cfn-lint, sam validate --lint), then
+# SAM template's offline checks (cfn-lint, sam validate --lint, and what the
+# pinned SAM translator makes of the integrations, for template.yaml and its
+# streaming variant), then
 # cargo deny (advisories from the vendored database, bans, licenses, sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +37,12 @@ cargo test --release --workspace --locked
 bash scripts/test-arm64.sh
 sam_env=(env AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=test
   AWS_SECRET_ACCESS_KEY=test SAM_CLI_TELEMETRY=0)
-"${sam_env[@]}" cfn-lint template.yaml
-"${sam_env[@]}" sam validate --lint
-echo "template.yaml: cfn-lint and sam validate --lint passed"
+streaming_template="$CARGO_TARGET_DIR/template-streaming.yaml"
+bash scripts/streaming-template.sh > "$streaming_template"
+for t in template.yaml "$streaming_template"; do
+  "${sam_env[@]}" cfn-lint "$t"
+  "${sam_env[@]}" sam validate --lint --template-file "$t"
+done
+"${sam_env[@]}" python scripts/check-templates.py template.yaml "$streaming_template"
+echo "template.yaml and its streaming variant: cfn-lint, sam validate --lint and the translated integrations passed"
 bash scripts/deny.sh

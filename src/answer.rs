@@ -140,8 +140,15 @@ impl Found {
     /// no fallback yet, or the extractive summarizer (what a stream's
     /// `start` event says before the summary is written).
     pub fn writer(&self, writer: Writer<'_>) -> Option<GeneratorUsed> {
+        let answered = self.answer.confidence.as_ref().is_some_and(|c| c.answered);
         match (self.mode, writer.model) {
             (Mode::List, _) => None,
+            // The model is not asked what the docs do not answer.
+            (_, Some(m)) if !answered => Some(GeneratorUsed {
+                name: "extractive".into(),
+                model: Some(m.model().to_string()),
+                fallback: Some(Fallback::NotAnswered),
+            }),
             (_, Some(m)) => Some(GeneratorUsed {
                 name: m.name().into(),
                 model: Some(m.model().to_string()),

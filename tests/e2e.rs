@@ -649,6 +649,21 @@ fn a_streamed_answer_sends_its_sections_before_the_model_has_written() {
     let summary = &events[events.len() - 2].data;
     assert_eq!(summary["item"]["text"], model_text("good-answer.json"));
     assert_eq!(seen.lock().unwrap().len(), 1, "one model call");
+    // A question the docs do not answer: the model is not asked, and start
+    // says so already.
+    let r = post(
+        port,
+        br#"{"query":{"text":"deploy the index bucket to azure with terraform"},"prefer":{"mode":"generate","streaming":true}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let events = sse::parse(&r.text()).unwrap();
+    let not_answered = serde_json::json!({"name": "extractive", "model": "amazon.nova-micro-v1:0", "fallback": "not_answered"});
+    assert_eq!(events[0].data["_meta"]["generator"], not_answered);
+    assert_eq!(
+        events.last().unwrap().data["_meta"]["generator"],
+        not_answered
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1, "the model was not asked");
     eprintln!(
         "streamed: start after {:.1} ms (the model released at {:.1} ms, answered at {:.1} ms); complete after {:.1} ms",
         first.as_secs_f64() * 1e3,

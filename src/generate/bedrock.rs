@@ -78,7 +78,20 @@ impl Generator for Bedrock {
     fn write<'a>(&'a self, prompt: &'a Prompt<'_>) -> Writing<'a> {
         let user = user_prompt(prompt);
         let system = system_prompt(prompt.product);
-        Box::pin(async move { self.converse(user, system).await })
+        Box::pin(async move {
+            use futures_util::FutureExt;
+            // A panic in the SDK's call is a fallback like its errors.
+            match std::panic::AssertUnwindSafe(self.converse(user, system))
+                .catch_unwind()
+                .await
+            {
+                Ok(written) => written,
+                Err(_) => {
+                    tracing::error!(model = %self.config.model_id, "bedrock: the call panicked");
+                    Err(Fallback::Error)
+                }
+            }
+        })
     }
 }
 

@@ -173,6 +173,29 @@ pub fn stream_tail(
     out
 }
 
+/// The end of a stream whose summary could not be written (a panic while
+/// it was): an `error` event and `complete`, after the `sent` results
+/// already sent.
+pub fn stream_error_tail(f: &Failure, query_id: &str, echo: &Echo, sent: usize) -> String {
+    let mut out = String::new();
+    frame(
+        &mut out,
+        sent + 1,
+        &StreamEvent::Error(FailureDocument::new(f, Some(query_id), echo)),
+    );
+    frame(
+        &mut out,
+        sent + 2,
+        &StreamEvent::Complete(CompleteEvent {
+            meta: Meta::stream_complete(ResponseType::Failure, query_id, echo),
+            query_id: query_id.to_string(),
+            total_items: sent,
+            error: Some(ErrorBody::from(f)),
+        }),
+    );
+    out
+}
+
 /// A failure once the stream has started: `start`, `error`, `complete`.
 pub fn failure_stream(f: &Failure, query_id: &str, echo: &Echo) -> String {
     stream(&[

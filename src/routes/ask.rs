@@ -7,6 +7,7 @@ use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
+use tracing::Instrument;
 
 use crate::config::Transport;
 use crate::exchange::{Started, Validator};
@@ -39,11 +40,14 @@ pub fn validator(state: &State, parts: &Parts, body: &[u8]) -> Option<u64> {
 
 fn etag_hash(state: &State, parsed: &AskRequest) -> u64 {
     // The rate limit's text is in the answer (its older in-band headers).
+    // And the transport: a streamed answer's events name its writer
+    // differently.
     let key = format!(
-        "{}\n{}\n{}\n{parsed:?}",
+        "{}\n{}\n{}\n{:?}\n{parsed:?}",
         state.index.meta.build_id,
         env!("CARGO_PKG_VERSION"),
-        state.config.rate_limit_per_minute
+        state.config.rate_limit_per_minute,
+        state.config.transport
     );
     ask_index::index::fnv1a64(key.as_bytes(), 0x6574_6167)
 }
@@ -147,11 +151,34 @@ fn stream(
         total_ms = started.elapsed().as_secs_f64() * 1e3,
         "answered, the summary to follow"
     );
+    let sent = so_far.items.len();
     let tail = async move {
-        let answer = state.summarize(found, &parsed).await;
-        let tail = wire::stream_tail(&answer, &query_id, &echo, answer.generator.as_ref());
+        use futures_util::FutureExt;
+        let t = Instant::now();
+        // The body is polled after the response has left the layers: its
+        // own panic guard, and the request's span for its logs.
+        let written = std::panic::AssertUnwindSafe(state.summarize(found, &parsed))
+            .catch_unwind()
+            .await;
+        let tail = match written {
+            Ok(answer) => {
+                tracing::info!(
+                    query_id = %query_id,
+                    generator = answer.generator.as_ref().map_or("", |g| g.name.as_str()),
+                    fallback = ?answer.generator.as_ref().and_then(|g| g.fallback),
+                    summary_ms = t.elapsed().as_secs_f64() * 1e3,
+                    "streamed the summary"
+                );
+                wire::stream_tail(&answer, &query_id, &echo, answer.generator.as_ref())
+            }
+            Err(_) => {
+                tracing::error!(query_id = %query_id, "panic while writing a streamed summary");
+                wire::stream_error_tail(&Failure::InternalError, &query_id, &echo, sent)
+            }
+        };
         Ok::<_, std::convert::Infallible>(bytes::Bytes::from(tail))
-    };
+    }
+    .instrument(tracing::Span::current());
     let body = futures_util::stream::once(std::future::ready(Ok(bytes::Bytes::from(head))))
         .chain(futures_util::stream::once(tail));
     let mut resp = Response::builder()

@@ -1,0 +1,54 @@
+"""Translates template.yaml and its streaming variant with the pinned SAM
+translator and checks what API Gateway would get: every route's integration
+buffered (the Lambda `/invocations` URI) in the one, streaming
+(`response-streaming-invocations`, `responseTransferMode: STREAM`) in the
+other. `sam validate --lint` alone does not show this: it accepts an
+`!If` for ResponseTransferMode that translates to a buffered integration.
+
+    python check-templates.py TEMPLATE STREAMING_TEMPLATE
+"""
+import json
+import os
+import sys
+
+from samcli.yamlhelper import yaml_parse
+from samtranslator.translator.transform import transform
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+
+class NoPolicies:
+    def load(self):
+        return {}
+
+
+def translated(path, transport):
+    tpl = yaml_parse(open(path).read())
+    for r in tpl["Resources"].values():
+        p = r.get("Properties", {})
+        # Local folders: what `sam package` would replace with S3 URIs.
+        if "CodeUri" in p:
+            p["CodeUri"] = "s3://bucket/code.zip"
+        if "ContentUri" in p:
+            p["ContentUri"] = "s3://bucket/layer.zip"
+    return json.dumps(transform(tpl, {"Transport": transport, "Enabled": "true"}, NoPolicies()))
+
+
+def main():
+    plain, streaming = sys.argv[1], sys.argv[2]
+    events = open(plain).read().count("Type: Api\n")
+    a = translated(plain, "buffered")
+    b = translated(streaming, "streaming")
+    checks = [
+        (a.count("response-streaming-invocations") == 0, "the template streams no route"),
+        (a.count("/invocations") == events, f"the template buffers all {events} routes"),
+        (b.count("response-streaming-invocations") == events, f"the streaming variant streams all {events} routes"),
+        (b.count('"responseTransferMode": "STREAM"') == events, "each streaming route says STREAM"),
+    ]
+    failed = [what for ok, what in checks if not ok]
+    if failed:
+        sys.exit("check-templates: not so: " + "; ".join(failed))
+    print(f"templates: {events} routes buffered in template.yaml, streamed in its streaming variant")
+
+
+main()
