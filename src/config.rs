@@ -170,6 +170,19 @@ pub enum GeneratorConfig {
     Bedrock(BedrockConfig),
 }
 
+/// The choice `value` names among `choices`, or the error naming `ask.key`
+/// and what it may be.
+fn one_of<T: Copy>(key: &str, value: &str, choices: &[(&str, T)]) -> Result<T, ConfigError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            ConfigError(format!("ask.{key} {value:?} is not {}", names.join(" or ")))
+        })
+}
+
 /// Longest `ask.bedrock_timeout_ms`: under the function's 10-second timeout.
 pub const MAX_GENERATOR_TIMEOUT_MS: u64 = 8_000;
 
@@ -275,30 +288,23 @@ impl Config {
             hybrid_weight: a.hybrid_weight.unwrap_or(ask_index::search::HYBRID_WEIGHT),
             transport: Transport::Buffered,
         };
-        let transport = env("ASK_TRANSPORT")
-            .or(a.transport)
-            .unwrap_or_else(|| "buffered".into());
-        c.transport = match transport.as_str() {
-            "buffered" => Transport::Buffered,
-            "streaming" => Transport::Streaming,
-            other => {
-                return Err(ConfigError(format!(
-                    "ask.transport {other:?} is not buffered or streaming"
-                )));
-            }
-        };
-        let retriever = env("ASK_RETRIEVER")
-            .or(a.retriever)
-            .unwrap_or_else(|| "bm25".into());
-        c.retriever = match retriever.as_str() {
-            "bm25" => Retriever::Bm25,
-            "hybrid" => Retriever::Hybrid,
-            other => {
-                return Err(ConfigError(format!(
-                    "ask.retriever {other:?} is not bm25 or hybrid"
-                )));
-            }
-        };
+        c.transport = one_of(
+            "transport",
+            &env("ASK_TRANSPORT")
+                .or(a.transport)
+                .unwrap_or_else(|| "buffered".into()),
+            &[
+                ("buffered", Transport::Buffered),
+                ("streaming", Transport::Streaming),
+            ],
+        )?;
+        c.retriever = one_of(
+            "retriever",
+            &env("ASK_RETRIEVER")
+                .or(a.retriever)
+                .unwrap_or_else(|| "bm25".into()),
+            &[("bm25", Retriever::Bm25), ("hybrid", Retriever::Hybrid)],
+        )?;
         if let Some(v) = env("ASK_MODEL_DIR").filter(|v| !v.is_empty()) {
             c.model_dir = v;
         }

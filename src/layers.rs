@@ -306,7 +306,7 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     };
     let (mut parts, body) = req.into_parts();
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
-    let Some(hash) = validator(&state, &parts, &body) else {
+    let Some(hash) = validator(&state, &mut parts, &body) else {
         return next.run(Request::from_parts(parts, Body::from(body))).await;
     };
     let tag = format!("\"{hash:016x}\"");

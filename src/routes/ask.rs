@@ -18,10 +18,16 @@ use crate::state::State;
 
 /// GET or POST `/ask`.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    // The body limit layer has read it already: this is a copy in memory.
-    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
-    let parsed = protocol::parse(&raw_request(&parts, &body), &state.limits);
+    let (mut parts, body) = req.into_parts();
+    // A GET was parsed by its validator (the revalidation layer).
+    let parsed = match parts.extensions.remove::<Parsed>() {
+        Some(Parsed(p)) => Ok(p),
+        None => {
+            // The body limit layer has read it already: a copy in memory.
+            let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+            protocol::parse(&raw_request(&parts, &body), &state.limits)
+        }
+    };
     answer(&state, &parts, parsed).await
 }
 
@@ -30,13 +36,20 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
 /// function of these (its generated `query_id` is derived from the same
 /// hash), so equal tags mean equal bytes. `None` for a POST or a request
 /// that does not parse.
-pub fn validator(state: &State, parts: &Parts, body: &[u8]) -> Option<u64> {
+/// The parsed request stays in the extensions for the route.
+pub fn validator(state: &State, parts: &mut Parts, body: &[u8]) -> Option<u64> {
     if parts.method != lambda_http::http::Method::GET {
         return None;
     }
     let parsed = protocol::parse(&raw_request(parts, body), &state.limits).ok()?;
-    Some(etag_hash(state, &parsed))
+    let hash = etag_hash(state, &parsed);
+    parts.extensions.insert(Parsed(parsed));
+    Some(hash)
 }
+
+/// A GET request as its validator parsed it.
+#[derive(Clone)]
+struct Parsed(AskRequest);
 
 fn etag_hash(state: &State, parsed: &AskRequest) -> u64 {
     // The rate limit's text is in the answer (its older in-band headers).

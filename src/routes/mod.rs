@@ -22,8 +22,10 @@ pub mod widget;
 /// The RFC 9728 protected-resource metadata path.
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// The strong validator of a request's answer, if it has one.
-pub type ValidatorFn = fn(&State, &Parts, &[u8]) -> Option<u64>;
+/// The strong validator of a request's answer, if it has one (the
+/// function may leave what it read in the request's extensions for the
+/// route).
+pub type ValidatorFn = fn(&State, &mut Parts, &[u8]) -> Option<u64>;
 
 /// What the layers know of a route.
 pub struct Route {
