@@ -81,3 +81,13 @@ fi
 echo "prereqs: chromium $(dpkg-query -W -f='${Version}' chromium)" >&2
 export CHROMIUM=/usr/bin/chromium
 
+
+# The official MCP TypeScript SDKs, the e2e test's second client: npm installs
+# exactly what tests/clients/mcp-ts/package-lock.json names (versions and
+# sha512 integrity), again only when the lock file changes.
+mcp_ts="$repo_root/tests/clients/mcp-ts"
+mcp_ts_want="$(sha256sum "$mcp_ts/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$mcp_ts/node_modules/.lock-sha256" 2>/dev/null)" != "$mcp_ts_want" ]; then
+  npm ci --prefix "$mcp_ts" --no-audit --no-fund --ignore-scripts --loglevel=error >&2
+  echo "$mcp_ts_want" > "$mcp_ts/node_modules/.lock-sha256"
+fi

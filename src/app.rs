@@ -19,7 +19,8 @@ use crate::layers;
 use crate::protocol::Failure;
 use crate::reply;
 use crate::routes::{
-    self, RESOURCE_METADATA_PATH, ask, config, llms, mcp, metadata, openapi, sites, who, widget,
+    self, RESOURCE_METADATA_PATH, ask, config, discovery, llms, mcp, metadata, openapi, sites, who,
+    widget,
 };
 use crate::state::State;
 
@@ -40,7 +41,10 @@ pub fn router(state: State) -> Router {
         .route("/config", get(config::handle))
         .route("/llms.txt", get(llms::handle))
         .route("/openapi.json", get(openapi::handle))
-        .route("/ask/widget.js", get(widget::handle));
+        .route("/ask/widget.js", get(widget::handle))
+        .route(discovery::CARD_PATH, get(discovery::card_handle))
+        .route(discovery::CATALOG_PATH, get(discovery::catalog_handle))
+        .route(discovery::MCP_CATALOG_PATH, get(discovery::catalog_handle));
     // The metadata exists only when tokens are read.
     if state.auth.mode() != crate::auth::Mode::Off {
         router = router.route(RESOURCE_METADATA_PATH, get(metadata::handle));

@@ -207,7 +207,7 @@ pub async fn preflight(Ctx(state): Ctx<State>, req: Request, next: Next) -> Resp
         .header("access-control-allow-methods", route.methods)
         .header(
             "access-control-allow-headers",
-            "content-type, accept, authorization, mcp-protocol-version, mcp-session-id",
+            "content-type, accept, authorization, if-none-match, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id",
         )
         .header("access-control-max-age", "86400")
         .body(Body::empty())

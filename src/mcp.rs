@@ -1,17 +1,28 @@
 //! What does `/mcp` answer? MCP over Streamable HTTP, stateless, with JSON
-//! responses: `initialize` (version negotiation), `ping`, `tools/list` and
-//! `tools/call` of the one `ask` tool, which runs the `/ask` pipeline and
-//! returns its NLWeb document as `structuredContent`. Notifications and
-//! client responses are accepted with 202 and no body.
+//! responses, in two regimes on the one endpoint:
+//! - revisions 2024-11-05 to 2025-11-25: `initialize` (version
+//!   negotiation), `ping`, `tools/list` and `tools/call`, batches where the
+//!   revision has them; notifications and client responses get 202;
+//! - revision 2026-07-28, chosen by its `MCP-Protocol-Version` header (or
+//!   by a body that carries its `_meta`): no handshake, `server/discover`,
+//!   each request's `_meta` checked against the `MCP-Protocol-Version`,
+//!   `Mcp-Method` and `Mcp-Name` headers, `resultType` and cache hints on
+//!   results, and what it removed (`initialize`, `ping`, batches) refused
+//!   as it says.
+//!
+//! The one `ask` tool runs the `/ask` pipeline and returns its NLWeb
+//! document as `structuredContent`, and the same as text.
 
 use crate::protocol::mcp::{
-    AskArguments, CallToolParams, CallToolResult, Capabilities, DEFAULT_VERSION, Empty,
-    ErrorObject, InitializeParams, InitializeResult, JsonRpcVersion, McpResult, Message,
-    PROTOCOL_VERSIONS, Response, ServerInfo, TextContent, Tool, ToolAnnotations, ToolsCapability,
-    ToolsList, batches_allowed, code, inline_schema,
+    ALL_VERSIONS, AskArguments, CacheScope, CallToolParams, CallToolResult, Capabilities,
+    DEFAULT_VERSION, DiscoverResult, Empty, ErrorObject, HANDSHAKE_VERSIONS, Id, InitializeParams,
+    InitializeResult, JsonRpcVersion, LIST_TTL_MS, McpResult, Message, Response, ResultMeta,
+    ResultType, STATELESS_VERSIONS, ServerInfo, Stamp, TextContent, Tool, ToolAnnotations,
+    ToolsCapability, ToolsList, argument_errors_are_results, batches_allowed, code, inline_schema,
+    meta,
 };
 use crate::protocol::response::{Document, Echo, TextType};
-use crate::protocol::{FailureDocument, ResultItem, wire};
+use crate::protocol::{Failure, FailureDocument, ResultItem, wire};
 
 /// Most messages in one batch (where the protocol version has batches).
 pub const MAX_BATCH: usize = 10;
@@ -122,25 +133,82 @@ pub fn ask_tool(product: &str) -> Tool {
     }
 }
 
-/// Answers a POST to `/mcp`. `version` is the `MCP-Protocol-Version`
-/// header.
-pub async fn handle(asker: &(impl Asker + Sync), version: Option<&str>, body: &[u8]) -> Reply {
-    let version = version.map(str::trim).unwrap_or(DEFAULT_VERSION);
-    if !PROTOCOL_VERSIONS.contains(&version) {
-        return Reply::rejected(
-            code::INVALID_REQUEST,
-            format!(
-                "MCP-Protocol-Version {version:?} is not supported; use one of {}",
-                PROTOCOL_VERSIONS.join(", ")
-            ),
-        );
+/// The routing headers of one POST (header names are case-insensitive).
+#[derive(Clone, Debug, Default)]
+pub struct Headers<'a> {
+    /// `MCP-Protocol-Version`.
+    pub version: Option<&'a str>,
+    /// `Mcp-Method` (2026-07-28).
+    pub method: Option<&'a str>,
+    /// `Mcp-Name` (2026-07-28), as sent: maybe `=?base64?…?=`.
+    pub name: Option<&'a str>,
+    /// A routing header sent more than once: its name.
+    pub repeated: Option<&'static str>,
+}
+
+/// The server's name, version and title.
+fn server_info(product: &str) -> ServerInfo {
+    ServerInfo {
+        name: "nlweb-ask".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        title: Some(format!("Ask the {product} docs")),
+        description: Some(format!(
+            "Answers questions about {product} from its documentation."
+        )),
     }
+}
+
+fn instructions(product: &str) -> String {
+    format!(
+        "Answers questions about {product} from its documentation. Call the `ask` tool with \
+         the user's question; cite the URLs it returns."
+    )
+}
+
+/// What a 2026-07-28 result carries; `list` adds the cache hints.
+fn stamp(asker: &impl Asker, list: bool) -> Stamp {
+    Stamp {
+        result_type: ResultType::Complete,
+        ttl_ms: list.then_some(LIST_TTL_MS),
+        cache_scope: list.then_some(CacheScope::Public),
+        meta: ResultMeta {
+            server_info: server_info(&asker.product()),
+        },
+    }
+}
+
+/// Answers a POST to `/mcp`. A `MCP-Protocol-Version` that is not a
+/// handshake revision is served as 2026-07-28 would (as the official SDKs
+/// route it); so is a request whose body carries 2026-07-28's `_meta`.
+pub async fn handle(asker: &(impl Asker + Sync), headers: &Headers<'_>, body: &[u8]) -> Reply {
+    let version = headers.version.map(str::trim);
     let value: serde_json::Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
             return Reply::rejected(code::PARSE_ERROR, format!("body is not JSON: {e}"));
         }
     };
+    match version {
+        Some(v) if !HANDSHAKE_VERSIONS.contains(&v) => stateless(asker, headers, v, value).await,
+        _ if carries_stateless_meta(&value) => {
+            stateless(asker, headers, version.unwrap_or(""), value).await
+        }
+        _ => handshake(asker, version.unwrap_or(DEFAULT_VERSION), value).await,
+    }
+}
+
+/// A request (not `initialize`) whose `params._meta` names a protocol
+/// version: a 2026-07-28 request, whatever its headers say.
+fn carries_stateless_meta(value: &serde_json::Value) -> bool {
+    value.get("method").and_then(|m| m.as_str()) != Some("initialize")
+        && value
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+            .is_some()
+}
+
+/// The handshake revisions (2024-11-05 to 2025-11-25) at `version`.
+async fn handshake(asker: &(impl Asker + Sync), version: &str, value: serde_json::Value) -> Reply {
     match value {
         serde_json::Value::Array(batch) => {
             if !batches_allowed(version) {
@@ -174,7 +242,7 @@ pub async fn handle(asker: &(impl Asker + Sync), version: Option<&str>, body: &[
             }
             let mut replies: Vec<Response> = Vec::with_capacity(batch.len());
             for m in batch {
-                replies.extend(one(asker, m).await);
+                replies.extend(one(asker, version, m).await);
             }
             if replies.is_empty() {
                 Reply::accepted()
@@ -182,7 +250,7 @@ pub async fn handle(asker: &(impl Asker + Sync), version: Option<&str>, body: &[
                 Reply::json(200, &replies)
             }
         }
-        single => match one(asker, single).await {
+        single => match one(asker, version, single).await {
             Some(r @ Response::Error { id: None, .. }) => Reply::json(400, &r),
             Some(r) => Reply::json(200, &r),
             None => Reply::accepted(),
@@ -190,18 +258,18 @@ pub async fn handle(asker: &(impl Asker + Sync), version: Option<&str>, body: &[
     }
 }
 
-/// One message: a response for a request, `None` for a notification or a
-/// client's response.
-async fn one(asker: &(impl Asker + Sync), value: serde_json::Value) -> Option<Response> {
+/// One message of a handshake revision: a response for a request, `None`
+/// for a notification or a client's response.
+async fn one(
+    asker: &(impl Asker + Sync),
+    version: &str,
+    value: serde_json::Value,
+) -> Option<Response> {
     let is_client_response = value.get("method").is_none()
         && (value.get("result").is_some() || value.get("error").is_some());
     if is_client_response {
         return None;
     }
-    let id_of = |v: &serde_json::Value| {
-        v.get("id")
-            .and_then(|i| serde_json::from_value(i.clone()).ok())
-    };
     let message: Message = match serde_json::from_value(value.clone()) {
         Ok(m) => m,
         Err(e) => {
@@ -213,10 +281,15 @@ async fn one(asker: &(impl Asker + Sync), value: serde_json::Value) -> Option<Re
         }
     };
     let id = message.id.clone()?;
-    Some(match method(asker, &message).await {
+    Some(match handshake_method(asker, version, &message).await {
         Ok(result) => Response::result(id, result),
         Err((code, text)) => Response::error(Some(id), code, text),
     })
+}
+
+fn id_of(v: &serde_json::Value) -> Option<Id> {
+    v.get("id")
+        .and_then(|i| serde_json::from_value(i.clone()).ok())
 }
 
 fn params<T: serde::de::DeserializeOwned + Default>(m: &Message) -> Result<T, (i32, String)> {
@@ -227,66 +300,293 @@ fn params<T: serde::de::DeserializeOwned + Default>(m: &Message) -> Result<T, (i
     }
 }
 
-async fn method(asker: &(impl Asker + Sync), m: &Message) -> Result<McpResult, (i32, String)> {
+async fn handshake_method(
+    asker: &(impl Asker + Sync),
+    version: &str,
+    m: &Message,
+) -> Result<McpResult, (i32, String)> {
     match m.method.as_str() {
         "initialize" => {
             let p: InitializeParams = params(m)?;
             let asked = p.protocol_version.unwrap_or_default();
-            let agreed = PROTOCOL_VERSIONS
+            // The version asked for if it is served, else the newest.
+            let agreed = HANDSHAKE_VERSIONS
                 .iter()
                 .find(|v| **v == asked)
-                .unwrap_or(&PROTOCOL_VERSIONS[0]);
+                .unwrap_or(&HANDSHAKE_VERSIONS[0]);
             let product = asker.product();
             Ok(McpResult::Initialize(InitializeResult {
                 protocol_version: agreed.to_string(),
-                capabilities: Capabilities {
-                    tools: ToolsCapability {
-                        list_changed: false,
-                    },
-                },
-                server_info: ServerInfo {
-                    name: "nlweb-ask".into(),
-                    version: env!("CARGO_PKG_VERSION").into(),
-                },
-                instructions: format!(
-                    "Answers questions about {product} from its documentation. Call the `ask` \
-                     tool with the user's question; cite the URLs it returns."
-                ),
+                capabilities: capabilities(),
+                server_info: server_info(&product),
+                instructions: instructions(&product),
             }))
         }
         "ping" => Ok(McpResult::Empty(Empty {})),
         "tools/list" => Ok(McpResult::Tools(ToolsList {
             tools: vec![asker.tool()],
+            stamp: None,
         })),
-        "tools/call" => {
-            let p: CallToolParams = match &m.params {
-                Some(p) => serde_json::from_value(p.clone())
-                    .map_err(|e| (code::INVALID_PARAMS, format!("tools/call params: {e}")))?,
-                None => return Err((code::INVALID_PARAMS, "tools/call needs params".into())),
-            };
-            if p.name != "ask" {
-                return Err((
-                    code::INVALID_PARAMS,
-                    format!("unknown tool {:?}; the one tool is `ask`", p.name),
-                ));
-            }
-            let args: AskArguments =
-                serde_json::from_value(p.arguments.unwrap_or(serde_json::Value::Null))
-                    .map_err(|e| (code::INVALID_PARAMS, format!("ask arguments: {e}")))?;
-            if args.num_results.is_some_and(|n| !(1..=10).contains(&n)) {
-                return Err((
-                    code::INVALID_PARAMS,
-                    "ask arguments: num_results is between 1 and 10".into(),
-                ));
-            }
-            Ok(McpResult::CallTool(Box::new(call_ask(asker, args).await)))
-        }
+        "tools/call" => tools_call(asker, version, m)
+            .await
+            .map(|r| McpResult::CallTool(Box::new(r))),
         other => Err((
             code::METHOD_NOT_FOUND,
             format!(
                 "method {other:?} is not served; use initialize, ping, tools/list or tools/call"
             ),
         )),
+    }
+}
+
+fn capabilities() -> Capabilities {
+    Capabilities {
+        tools: ToolsCapability {
+            list_changed: false,
+        },
+    }
+}
+
+/// `tools/call` of `ask` at `version`: an unknown tool is -32602; bad
+/// arguments are too, or from 2025-11-25 a result with `isError` and the
+/// INVALID_QUERY document.
+async fn tools_call(
+    asker: &(impl Asker + Sync),
+    version: &str,
+    m: &Message,
+) -> Result<CallToolResult, (i32, String)> {
+    let p: CallToolParams = match &m.params {
+        Some(p) => serde_json::from_value(p.clone())
+            .map_err(|e| (code::INVALID_PARAMS, format!("tools/call params: {e}")))?,
+        None => return Err((code::INVALID_PARAMS, "tools/call needs params".into())),
+    };
+    if p.name != "ask" {
+        return Err((
+            code::INVALID_PARAMS,
+            format!("unknown tool {:?}; the one tool is `ask`", p.name),
+        ));
+    }
+    let args = serde_json::from_value::<AskArguments>(p.arguments.unwrap_or_default())
+        .map_err(|e| format!("ask arguments: {e}"))
+        .and_then(|a| match a.num_results {
+            Some(n) if !(1..=10).contains(&n) => {
+                Err("ask arguments: num_results is between 1 and 10".to_string())
+            }
+            _ => Ok(a),
+        });
+    match args {
+        Ok(args) => Ok(call_ask(asker, args).await),
+        Err(text) if argument_errors_are_results(version) => {
+            let doc = Document::Failure(FailureDocument::new(
+                &Failure::InvalidQuery(text),
+                None,
+                &Echo::default(),
+            ));
+            Ok(tool_result(doc))
+        }
+        Err(text) => Err((code::INVALID_PARAMS, text)),
+    }
+}
+
+/// Revision 2026-07-28 (`version` is the `MCP-Protocol-Version` header,
+/// empty when absent): one request or notification a POST, checked in the
+/// order its SDKs check it (`_meta`, then the headers, then the version),
+/// then `server/discover`, `tools/list` or `tools/call`.
+async fn stateless(
+    asker: &(impl Asker + Sync),
+    headers: &Headers<'_>,
+    version: &str,
+    value: serde_json::Value,
+) -> Reply {
+    let served = STATELESS_VERSIONS.contains(&version);
+    let is_object = value.is_object();
+    let has_id = value.get("id").is_some();
+    if is_object && !has_id {
+        // A notification: nothing to answer, unless it cannot be one.
+        let valid = value.get("jsonrpc").and_then(|v| v.as_str()) == Some("2.0")
+            && value.get("method").is_some_and(|m| m.is_string());
+        return if !valid {
+            Reply::rejected(code::INVALID_REQUEST, SINGLE_MESSAGE)
+        } else if !served {
+            unsupported(None, version)
+        } else {
+            Reply::accepted()
+        };
+    }
+    let message: Option<Message> = serde_json::from_value(value.clone()).ok();
+    let Some(m) = message.filter(|m| {
+        m.id.is_some() && matches!(m.params, None | Some(serde_json::Value::Object(_)))
+    }) else {
+        return Reply::rejected(code::INVALID_REQUEST, SINGLE_MESSAGE);
+    };
+    let id = m.id.clone();
+    let refuse = |code: i32, text: String| stateless_error(id.clone(), code, text, None);
+    if let Some(name) = headers.repeated {
+        return refuse(
+            code::HEADER_MISMATCH,
+            format!("{name} header appears more than once"),
+        );
+    }
+    // Rung 1: the envelope.
+    let envelope = m.params.as_ref().and_then(|p| p.get("_meta"));
+    let missing: Vec<&str> = [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES]
+        .into_iter()
+        .filter(|k| envelope.and_then(|e| e.get(k)).is_none())
+        .collect();
+    if !missing.is_empty() {
+        if !served && envelope.is_none() {
+            // Neither a handshake nor a 2026-07-28 request: say which
+            // revisions are served.
+            return unsupported(id, version);
+        }
+        return refuse(
+            code::INVALID_PARAMS,
+            format!(
+                "params._meta is missing the required key(s) {} (protocol 2026-07-28)",
+                missing.join(", ")
+            ),
+        );
+    }
+    let envelope = envelope.cloned().unwrap_or_default();
+    if !envelope[meta::CLIENT_CAPABILITIES].is_object() {
+        return refuse(
+            code::INVALID_PARAMS,
+            format!(
+                "params._meta[{:?}] is not an object",
+                meta::CLIENT_CAPABILITIES
+            ),
+        );
+    }
+    let Some(asked) = envelope[meta::PROTOCOL_VERSION].as_str() else {
+        return refuse(
+            code::INVALID_PARAMS,
+            format!("params._meta[{:?}] is not a string", meta::PROTOCOL_VERSION),
+        );
+    };
+    // Rung 2: the headers say what the body says.
+    if headers.version.map(str::trim) != Some(asked) {
+        return refuse(
+            code::HEADER_MISMATCH,
+            "MCP-Protocol-Version header does not match the request's _meta protocol version"
+                .into(),
+        );
+    }
+    if headers.method != Some(m.method.as_str()) {
+        return refuse(
+            code::HEADER_MISMATCH,
+            "Mcp-Method header does not match the request body's method".into(),
+        );
+    }
+    if m.method == "tools/call" {
+        let name = m
+            .params
+            .as_ref()
+            .and_then(|p| p.get("name"))
+            .and_then(|n| n.as_str());
+        if name.is_some() && headers.name.and_then(decode_header) != name.map(str::to_string) {
+            return refuse(
+                code::HEADER_MISMATCH,
+                "Mcp-Name header does not match the request body's name".into(),
+            );
+        }
+    }
+    // Rung 3: the revision.
+    if !STATELESS_VERSIONS.contains(&asked) {
+        return unsupported(id, asked);
+    }
+    let id = id.unwrap_or(Id::Number(0.into()));
+    let result = match m.method.as_str() {
+        "server/discover" => Ok(McpResult::Discover(DiscoverResult {
+            supported_versions: STATELESS_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            capabilities: capabilities(),
+            instructions: instructions(&asker.product()),
+            stamp: stamp(asker, true),
+        })),
+        "tools/list" => Ok(McpResult::Tools(ToolsList {
+            tools: vec![asker.tool()],
+            stamp: Some(stamp(asker, true)),
+        })),
+        "tools/call" => tools_call(asker, asked, &m).await.map(|mut r| {
+            r.stamp = Some(stamp(asker, false));
+            McpResult::CallTool(Box::new(r))
+        }),
+        other => {
+            return stateless_error(
+                Some(id),
+                code::METHOD_NOT_FOUND,
+                format!(
+                    "method {other:?} is not served in protocol {asked}; use server/discover, \
+                     tools/list or tools/call"
+                ),
+                Some(serde_json::Value::String(other.to_string())),
+            );
+        }
+    };
+    match result {
+        Ok(r) => Reply::json(200, &Response::result(id, r)),
+        Err((code, text)) => stateless_error(Some(id), code, text, None),
+    }
+}
+
+/// What 2026-07-28 answers a body that is not one request or notification.
+const SINGLE_MESSAGE: &str = "protocol 2026-07-28: the body must be a single JSON-RPC request or \
+                              notification object";
+
+/// A 2026-07-28 error at the status its transport gives the code: 404 for
+/// a method not found, 200 for an internal error, else 400.
+fn stateless_error(
+    id: Option<Id>,
+    code: i32,
+    message: String,
+    data: Option<serde_json::Value>,
+) -> Reply {
+    let status = match code {
+        code::METHOD_NOT_FOUND => 404,
+        code::INTERNAL_ERROR => 200,
+        _ => 400,
+    };
+    Reply::json(
+        status,
+        &Response::Error {
+            jsonrpc: JsonRpcVersion::V2,
+            id,
+            error: ErrorObject {
+                code,
+                message,
+                data,
+            },
+        },
+    )
+}
+
+/// -32022: the revision asked for is not served; `data` names those that
+/// are, handshake ones included, so that a client can fall back.
+fn unsupported(id: Option<Id>, requested: &str) -> Reply {
+    stateless_error(
+        id,
+        code::UNSUPPORTED_VERSION,
+        format!(
+            "protocol version {requested:?} is not supported; use one of {}",
+            ALL_VERSIONS.join(", ")
+        ),
+        Some(serde_json::json!({ "supported": ALL_VERSIONS, "requested": requested })),
+    )
+}
+
+/// A routing header's value: as sent, or decoded from `=?base64?…?=`
+/// (2026-07-28's encoding of values that are not plain ASCII); `None` when
+/// that encoding is malformed.
+fn decode_header(v: &str) -> Option<String> {
+    match v
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b64) => {
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(v.to_string()),
     }
 }
 
@@ -310,7 +610,12 @@ async fn call_ask(asker: &(impl Asker + Sync), args: AskArguments) -> CallToolRe
             serde_json::to_string(&prev).unwrap_or_default(),
         ));
     }
-    let doc = asker.ask(params, args.num_results.map(usize::from)).await;
+    tool_result(asker.ask(params, args.num_results.map(usize::from)).await)
+}
+
+/// The tool's result for a document: the document as text and as
+/// `structuredContent`, `isError` when it is a failure.
+fn tool_result(doc: Document) -> CallToolResult {
     let (text, is_error) = match &doc {
         Document::Answer(a) => (answer_text(&a.results), false),
         Document::ChatAnswer(a) => (answer_text(&a.structured_data), false),
@@ -323,6 +628,7 @@ async fn call_ask(asker: &(impl Asker + Sync), args: AskArguments) -> CallToolRe
         }],
         structured_content: doc,
         is_error,
+        stamp: None,
     }
 }
 
@@ -394,10 +700,20 @@ mod tests {
     }
 
     fn post(version: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+        send(
+            &Headers {
+                version,
+                ..Headers::default()
+            },
+            body,
+        )
+    }
+
+    fn send(headers: &Headers<'_>, body: &str) -> (u16, serde_json::Value) {
         let r = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
-            .block_on(handle(&Fake, version, body.as_bytes()));
+            .block_on(handle(&Fake, headers, body.as_bytes()));
         let v = r
             .body
             .map(|b| serde_json::from_str(&b).unwrap())
@@ -463,7 +779,19 @@ mod tests {
                 Some("1999-01-01"),
                 r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
                 400,
+                Some(-32022),
+            ),
+            (
+                Some("2025-11-25"),
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                400,
                 Some(-32600),
+            ),
+            (
+                None,
+                r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#,
+                200,
+                Some(-32601),
             ),
             (
                 Some("2025-06-18"),
@@ -534,7 +862,9 @@ mod tests {
             ("2025-06-18", "2025-06-18"),
             ("2025-03-26", "2025-03-26"),
             ("2024-11-05", "2024-11-05"),
-            ("2025-11-25", "2025-06-18"),
+            ("2025-11-25", "2025-11-25"),
+            ("2026-07-28", "2025-11-25"),
+            ("1999-01-01", "2025-11-25"),
         ] {
             let (_, v) = post(
                 None,
@@ -581,4 +911,242 @@ mod tests {
                 .starts_with("NO_RESULTS: ")
         );
     }
+
+    /// A 2026-07-28 request: headers and `_meta` that agree.
+    fn modern(method: &str, params: &str) -> String {
+        let envelope = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
+        let params = if params.is_empty() {
+            format!("{{{envelope}}}")
+        } else {
+            format!("{{{params},{envelope}}}")
+        };
+        format!(r#"{{"jsonrpc":"2.0","id":9,"method":"{method}","params":{params}}}"#)
+    }
+
+    fn headers<'a>(method: &'a str, name: Option<&'a str>) -> Headers<'a> {
+        Headers {
+            version: Some("2026-07-28"),
+            method: Some(method),
+            name,
+            repeated: None,
+        }
+    }
+
+    #[test]
+    fn revision_2026_07_28_discovers_lists_and_calls_without_a_handshake() {
+        let (s, v) = send(
+            &headers("server/discover", None),
+            &modern("server/discover", ""),
+        );
+        assert_eq!(s, 200, "{v}");
+        let r = &v["result"];
+        assert_eq!(r["resultType"], "complete");
+        assert_eq!(r["supportedVersions"], serde_json::json!(["2026-07-28"]));
+        assert_eq!(r["capabilities"]["tools"]["listChanged"], false);
+        assert_eq!(r["ttlMs"], LIST_TTL_MS);
+        assert_eq!(r["cacheScope"], "public");
+        assert_eq!(
+            r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "nlweb-ask"
+        );
+        assert!(r.get("serverInfo").is_none() && r.get("protocolVersion").is_none());
+
+        let (s, v) = send(&headers("tools/list", None), &modern("tools/list", ""));
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["result"]["resultType"], "complete");
+        assert_eq!(v["result"]["ttlMs"], LIST_TTL_MS);
+        assert_eq!(v["result"]["cacheScope"], "public");
+        assert_eq!(v["result"]["tools"][0]["name"], "ask");
+        // The handshake revisions' list carries none of it.
+        let (_, old) = post(
+            Some("2025-11-25"),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        );
+        assert!(old["result"].get("resultType").is_none(), "{old}");
+        assert!(old["result"].get("ttlMs").is_none(), "{old}");
+
+        let call = modern("tools/call", r#""name":"ask","arguments":{"query":"zz"}"#);
+        let (s, v) = send(&headers("tools/call", Some("ask")), &call);
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["id"], 9);
+        assert_eq!(v["result"]["resultType"], "complete");
+        assert_eq!(v["result"]["isError"], true);
+        assert!(v["result"].get("ttlMs").is_none(), "{v}");
+        assert_eq!(
+            v["result"]["structuredContent"]["error"]["code"],
+            "NO_RESULTS"
+        );
+        // A name sent in the header's base64 form is the same name.
+        let (s, v) = send(&headers("tools/call", Some("=?base64?YXNr?=")), &call);
+        assert_eq!(s, 200, "{v}");
+    }
+
+    #[test]
+    fn revision_2026_07_28_refuses_in_its_order_with_its_codes() {
+        let call = modern("tools/call", r#""name":"ask","arguments":{"query":"zz"}"#);
+        let no_meta = r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}"#;
+        let other = |v: &'static str| Headers {
+            version: Some(v),
+            ..headers("tools/list", None)
+        };
+        let repeated = Headers {
+            repeated: Some("mcp-method"),
+            ..headers("tools/list", None)
+        };
+        let bare = Headers::default();
+        let cases: Vec<(&str, Headers, String, u16, i64)> = vec![
+            (
+                "no _meta",
+                headers("tools/list", None),
+                no_meta.into(),
+                400,
+                -32602,
+            ),
+            (
+                "version header differs",
+                other("2026-07-29"),
+                modern("tools/list", ""),
+                400,
+                -32020,
+            ),
+            (
+                "no headers, 2026 _meta",
+                bare.clone(),
+                modern("tools/list", ""),
+                400,
+                -32020,
+            ),
+            (
+                "Mcp-Method differs",
+                headers("tools/call", None),
+                modern("tools/list", ""),
+                400,
+                -32020,
+            ),
+            (
+                "no Mcp-Name",
+                headers("tools/call", None),
+                call.clone(),
+                400,
+                -32020,
+            ),
+            (
+                "Mcp-Name differs",
+                headers("tools/call", Some("asks")),
+                call.clone(),
+                400,
+                -32020,
+            ),
+            (
+                "repeated header",
+                repeated,
+                modern("tools/list", ""),
+                400,
+                -32020,
+            ),
+            (
+                "ping is gone",
+                headers("ping", None),
+                modern("ping", ""),
+                404,
+                -32601,
+            ),
+            (
+                "initialize is gone",
+                headers("initialize", None),
+                modern("initialize", ""),
+                404,
+                -32601,
+            ),
+            (
+                "a batch",
+                headers("tools/list", None),
+                format!("[{}]", modern("tools/list", "")),
+                400,
+                -32600,
+            ),
+            (
+                "unknown tool",
+                headers("tools/call", Some("nope")),
+                modern("tools/call", r#""name":"nope""#),
+                400,
+                -32602,
+            ),
+        ];
+        for (what, h, body, status, code) in cases {
+            let (s, v) = send(&h, &body);
+            assert_eq!(
+                (s, v["error"]["code"].as_i64()),
+                (status, Some(code)),
+                "{what}: {v}"
+            );
+        }
+        // A version it does not serve: -32022 naming every one it does.
+        let future = modern("tools/list", "").replace("2026-07-28", "2099-01-01");
+        let (s, v) = send(&other("2099-01-01"), &future);
+        assert_eq!(s, 400, "{v}");
+        assert_eq!(v["error"]["code"], -32022);
+        assert_eq!(v["error"]["data"]["requested"], "2099-01-01");
+        assert_eq!(v["error"]["data"]["supported"][0], "2026-07-28");
+        assert!(
+            v["error"]["data"]["supported"]
+                .as_array()
+                .unwrap()
+                .contains(&"2025-11-25".into())
+        );
+        // Notifications: 202, unless the revision is not served.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#;
+        assert_eq!(send(&headers("notifications/cancelled", None), note).0, 202);
+        let (s, v) = send(&other("2099-01-01"), note);
+        assert_eq!((s, v["error"]["code"].as_i64()), (400, Some(-32022)));
+    }
+
+    #[test]
+    fn bad_arguments_are_a_tool_error_from_2025_11_25_and_a_protocol_error_before() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","num_results":11}}}"#;
+        let (s, v) = post(Some("2025-11-25"), body);
+        assert_eq!(s, 200);
+        assert_eq!(v["result"]["isError"], true, "{v}");
+        assert_eq!(
+            v["result"]["structuredContent"]["error"]["code"],
+            "INVALID_QUERY"
+        );
+        let (_, v) = post(Some("2025-06-18"), body);
+        assert_eq!(v["error"]["code"], -32602, "{v}");
+    }
+
+    #[test]
+    fn the_tool_schemas_use_only_formats_json_schema_defines() {
+        fn formats(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if let Some(f) = o.get("format").and_then(|f| f.as_str()) {
+                        out.push(f.to_string());
+                    }
+                    o.values().for_each(|v| formats(v, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|v| formats(v, out)),
+                _ => {}
+            }
+        }
+        let tool = ask_tool("Widget");
+        let mut found = Vec::new();
+        formats(&tool.output_schema, &mut found);
+        formats(&tool.input_schema, &mut found);
+        let raw = serde_json::to_value(schemars::schema_for!(Document)).unwrap();
+        let mut before = Vec::new();
+        formats(&raw, &mut before);
+        // The derived schema has schemars' own formats; the tool's has none
+        // of them.
+        assert!(before.iter().any(|f| f.starts_with("uint")), "{before:?}");
+        assert!(
+            found
+                .iter()
+                .all(|f| STANDARD_FORMATS_FOR_TEST.contains(&f.as_str())),
+            "{found:?}"
+        );
+        assert_eq!(tool.output_schema["type"], "object");
+    }
+
+    const STANDARD_FORMATS_FOR_TEST: [&str; 3] = ["uri", "date-time", "email"];
 }

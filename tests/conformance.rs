@@ -320,6 +320,8 @@ fn corpus() -> &'static [(String, Reply)] {
             let path = e["rawPath"].as_str().or(e["path"].as_str()).unwrap_or("");
             ![
                 "/mcp",
+                "/mcp/server-card",
+                "/.well-known/ai-catalog.json",
                 "/sites",
                 "/openapi.json",
                 "/llms.txt",

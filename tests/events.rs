@@ -126,6 +126,9 @@ fn replays_every_saved_event() {
                     }
                     None => {
                         assert!(msg["result"].is_object(), "{file}: {msg}");
+                        if file.contains("2026") || file.contains("discover") {
+                            assert_eq!(msg["result"]["resultType"], "complete", "{file}");
+                        }
                         if let Some(doc) = msg["result"].get("structuredContent") {
                             assert_eq!(msg["result"]["isError"], false, "{file}");
                             let doc: nlweb_ask::protocol::Document =
@@ -191,6 +194,39 @@ fn replays_every_saved_event() {
                 );
                 assert_eq!(doc["authorization_servers"][0], "https://auth.example.com/");
                 assert_eq!(doc["scopes_supported"][0], "docs:read");
+            }
+            "JSON (server card)" => {
+                assert_eq!(ct, "application/mcp-server-card+json", "{file}");
+                assert_eq!(header(&resp, "cache-control"), Some("public, max-age=3600"));
+                assert!(header(&resp, "etag").is_some(), "{file}");
+                let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(
+                    doc["$schema"],
+                    "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+                );
+                for key in ["name", "version", "description"] {
+                    assert!(doc[key].is_string(), "{file}: {key}");
+                }
+                let remote = &doc["remotes"][0];
+                assert_eq!(remote["type"], "streamable-http", "{file}");
+                assert!(
+                    remote["url"].as_str().is_some_and(|u| u.ends_with("/mcp")),
+                    "{file}: {doc}"
+                );
+                assert_eq!(remote["supportedProtocolVersions"][0], "2026-07-28");
+            }
+            "JSON (AI Catalog)" => {
+                assert_eq!(ct, "application/ai-catalog+json", "{file}");
+                let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
+                assert_eq!(doc["specVersion"], "1.0", "{file}");
+                let entry = &doc["entries"][0];
+                assert_eq!(entry["type"], "application/mcp-server-card+json");
+                assert!(
+                    entry["url"]
+                        .as_str()
+                        .is_some_and(|u| u.ends_with("/mcp/server-card")),
+                    "{file}: {doc}"
+                );
             }
             "JSON (OpenAPI)" => {
                 assert_eq!(ct, "application/json", "{file}");

@@ -131,6 +131,9 @@ const PATHS: &[&str] = &[
     "/who",
     "/config",
     "/ask/widget.js",
+    "/mcp/server-card",
+    "/.well-known/ai-catalog.json",
+    "/.well-known/mcp/catalog.json",
 ];
 const HEADERS: &[&str] = &[
     "content-type",
@@ -138,6 +141,8 @@ const HEADERS: &[&str] = &[
     "authorization",
     "if-none-match",
     "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
     "origin",
     "x-forwarded-for",
     "content-encoding",

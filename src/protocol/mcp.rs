@@ -1,7 +1,7 @@
 //! What do MCP clients send and get back? JSON-RPC 2.0 messages and the
-//! MCP results this endpoint gives (`initialize`, `ping`, `tools/list`,
-//! `tools/call`), as serde types. The `ask` tool's input and output schemas
-//! derive from [`AskArguments`] and [`Document`].
+//! MCP results this endpoint gives (`initialize`, `ping`, `server/discover`,
+//! `tools/list`, `tools/call`), as serde types. The `ask` tool's input and
+//! output schemas derive from [`AskArguments`] and [`Document`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,18 +9,51 @@ use serde::{Deserialize, Serialize};
 use super::request::Mode;
 use super::response::{Document, TextType};
 
-/// Protocol versions negotiated in `initialize`, newest first.
-pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+/// Revisions negotiated by `initialize` (the handshake), newest first.
+pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Revisions without a handshake, newest first: every request names its
+/// revision in `_meta` and in `MCP-Protocol-Version`.
+pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// Every revision served, newest first (the `supported` list of -32022).
+pub const ALL_VERSIONS: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
 
 /// The version a request without `MCP-Protocol-Version` is taken to speak
-/// (the 2025-06-18 specification's rule for servers without sessions).
+/// (the specification's rule since 2025-06-18).
 pub const DEFAULT_VERSION: &str = "2025-03-26";
 
-/// Whether a JSON array of messages is allowed: from 2025-03-26 until
-/// 2025-06-18, which removed batching.
+/// Whether a JSON array of messages is allowed: not since 2025-06-18,
+/// which removed batching.
 pub fn batches_allowed(version: &str) -> bool {
-    version != "2025-06-18"
+    !matches!(version, "2025-06-18" | "2025-11-25") && !STATELESS_VERSIONS.contains(&version)
 }
+
+/// Whether a tool's bad arguments are a result with `isError` (SEP-1303,
+/// from 2025-11-25) rather than a -32602 error.
+pub fn argument_errors_are_results(version: &str) -> bool {
+    matches!(version, "2025-11-25") || STATELESS_VERSIONS.contains(&version)
+}
+
+/// The reserved `_meta` keys of 2026-07-28.
+pub mod meta {
+    /// A request's protocol version (required).
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// A request's client capabilities (required).
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// A request's client name and version (optional).
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+}
+
+/// How long a client may keep `tools/list` and `server/discover` results
+/// (`ttlMs`): they change only with a deployment.
+pub const LIST_TTL_MS: u64 = 3_600_000;
 
 /// JSON-RPC's version member: always `"2.0"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -140,6 +173,12 @@ pub mod code {
     pub const RATE_LIMITED: i32 = -32000;
     /// Missing, invalid or insufficient credentials (server-defined range).
     pub const UNAUTHORIZED: i32 = -32001;
+    /// 2026-07-28: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,
+    /// `Mcp-Name`) missing, repeated, or not what the body says.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: a revision this endpoint does not serve; `data` names
+    /// the ones it does.
+    pub const UNSUPPORTED_VERSION: i32 = -32022;
 }
 
 /// A response to one request.
@@ -196,6 +235,8 @@ impl Response {
 pub enum McpResult {
     /// `initialize`.
     Initialize(InitializeResult),
+    /// `server/discover` (2026-07-28).
+    Discover(DiscoverResult),
     /// `tools/list`.
     Tools(ToolsList),
     /// `tools/call`.
@@ -223,6 +264,64 @@ pub struct InitializeResult {
     pub instructions: String,
 }
 
+/// `server/discover`'s result (2026-07-28): the revisions served without a
+/// handshake, what the server offers, and its name in `_meta`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// [`STATELESS_VERSIONS`].
+    pub supported_versions: Vec<String>,
+    /// Tools.
+    pub capabilities: Capabilities,
+    /// How to use it.
+    pub instructions: String,
+    /// `resultType`, the cache hints and the server's name.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// What every 2026-07-28 result carries: `resultType`, the server's name
+/// in `_meta`, and on lists `ttlMs` and `cacheScope`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stamp {
+    /// Always `complete`: no request here needs more input.
+    pub result_type: ResultType,
+    /// How long the result may be reused, in ms (lists only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse it (lists only): `public`, the same for every caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `io.modelcontextprotocol/serverInfo`.
+    #[serde(rename = "_meta")]
+    pub meta: ResultMeta,
+}
+
+/// A result's `_meta`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResultMeta {
+    /// The server's name and version.
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    pub server_info: ServerInfo,
+}
+
+/// `resultType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultType {
+    /// The request is answered.
+    Complete,
+}
+
+/// `cacheScope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheScope {
+    /// No caller-specific data: any cache may keep it.
+    Public,
+}
+
 /// Server capabilities.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Capabilities {
@@ -238,13 +337,19 @@ pub struct ToolsCapability {
     pub list_changed: bool,
 }
 
-/// Name and version of the server.
+/// Name and version of the server (an MCP `Implementation`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerInfo {
     /// `nlweb-ask`.
     pub name: String,
     /// The crate version.
     pub version: String,
+    /// A human title (2025-06-18 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it does (2025-11-25 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// `tools/list`'s result.
@@ -252,6 +357,9 @@ pub struct ServerInfo {
 pub struct ToolsList {
     /// The one tool, `ask`.
     pub tools: Vec<Tool>,
+    /// 2026-07-28's `resultType`, cache hints and server name.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
 }
 
 /// A tool's description.
@@ -304,6 +412,9 @@ pub struct CallToolResult {
     pub structured_content: Document,
     /// True when the document is a failure (NO_RESULTS among them).
     pub is_error: bool,
+    /// 2026-07-28's `resultType` and server name.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
 }
 
 /// Schema settings for tool schemas: everything inline, no `$schema`.
@@ -323,9 +434,53 @@ pub fn inline_schema<T: JsonSchema>() -> serde_json::Value {
                 if p.get("default").is_some_and(|d| d.is_null()) {
                     p.remove("default");
                 }
-                p.remove("format");
             }
         }
     }
+    strip_formats(&mut v);
     v
+}
+
+/// The `format` values JSON Schema 2020-12 defines; schemars' own (`uint`,
+/// `uint32`, `double`…) are not among them, and validators warn of them or
+/// refuse them.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes every `format` that JSON Schema 2020-12 does not define, at any
+/// depth.
+fn strip_formats(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            let standard = o
+                .get("format")
+                .and_then(|f| f.as_str())
+                .is_some_and(|f| STANDARD_FORMATS.contains(&f));
+            if !standard && o.get("format").is_some_and(|f| f.is_string()) {
+                o.remove("format");
+            }
+            o.values_mut().for_each(strip_formats);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_formats),
+        _ => {}
+    }
 }

@@ -72,6 +72,60 @@ fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
     ])
 }
 
+/// [`json`] under another media type, with `ETag`; 304 when
+/// `If-None-Match` names it.
+fn typed(description: &str, mime: &str, schema: Value) -> Value {
+    let mut r = json(description, schema.clone(), &["ETag"]);
+    r["content"] = obj(&[(mime, obj(&[("schema", schema)]))]);
+    r
+}
+
+/// The server card's members (`crate::routes::discovery::ServerCard`).
+fn server_card_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "required": ["$schema", "name", "version", "description"],
+        "properties": {
+            "$schema": {"type": "string", "const": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"},
+            "name": {"type": "string", "description": "Reverse-DNS of the docs' host, then /nlweb-ask"},
+            "version": {"type": "string"},
+            "title": {"type": "string", "maxLength": 100},
+            "description": {"type": "string", "maxLength": 100},
+            "websiteUrl": {"type": "string"},
+            "remotes": {"type": "array", "items": {
+                "type": "object",
+                "required": ["type", "url"],
+                "properties": {
+                    "type": {"type": "string", "const": "streamable-http"},
+                    "url": {"type": "string"},
+                    "supportedProtocolVersions": {"type": "array", "items": {"type": "string"}},
+                    "headers": {"type": "array", "items": {"type": "object"}}
+                }
+            }}
+        }
+    })
+}
+
+/// The AI Catalog's members (`crate::routes::discovery::Catalog`).
+fn catalog_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "required": ["specVersion", "entries"],
+        "properties": {
+            "specVersion": {"type": "string", "const": "1.0"},
+            "entries": {"type": "array", "items": {
+                "type": "object",
+                "required": ["identifier", "type", "url"],
+                "properties": {
+                    "identifier": {"type": "string"},
+                    "type": {"type": "string", "const": "application/mcp-server-card+json"},
+                    "url": {"type": "string"}
+                }
+            }}
+        }
+    })
+}
+
 /// Anonymous, or a bearer token (which `ask.auth` makes required or not).
 fn optional_bearer() -> Value {
     Value::Array(vec![obj(&[]), obj(&[("bearer", Value::Array(vec![]))])])
@@ -371,17 +425,29 @@ pub fn document() -> Value {
                         (
                             "summary",
                             s(
-                                "MCP over Streamable HTTP, stateless, JSON responses (protocol 2025-06-18, 2025-03-26, 2024-11-05); one tool, ask",
+                                "MCP over Streamable HTTP, stateless, JSON responses: protocol 2024-11-05 to 2025-11-25 with initialize, 2026-07-28 without it (server/discover, each request's _meta checked against MCP-Protocol-Version, Mcp-Method and Mcp-Name); one tool, ask",
                             ),
                         ),
                         (
                             "parameters",
-                            Value::Array(vec![obj(&[
-                                ("name", s("MCP-Protocol-Version")),
-                                ("in", s("header")),
-                                ("required", Value::Bool(false)),
-                                ("schema", obj(&[("type", s("string"))])),
-                            ])]),
+                            Value::Array(
+                                [
+                                    ("MCP-Protocol-Version", "The revision; absent: 2025-03-26. 2026-07-28 requires it, equal to _meta's"),
+                                    ("Mcp-Method", "2026-07-28: the body's method"),
+                                    ("Mcp-Name", "2026-07-28, tools/call: the tool's name (plain, or =?base64?…?=)"),
+                                ]
+                                .iter()
+                                .map(|(name, description)| {
+                                    obj(&[
+                                        ("name", s(name)),
+                                        ("in", s("header")),
+                                        ("required", Value::Bool(false)),
+                                        ("description", s(description)),
+                                        ("schema", obj(&[("type", s("string"))])),
+                                    ])
+                                })
+                                .collect(),
+                            ),
                         ),
                         (
                             "requestBody",
@@ -414,12 +480,22 @@ pub fn document() -> Value {
                                 (
                                     "400",
                                     json(
-                                        "Parse error, invalid request or protocol version (JSON-RPC error, id null)",
+                                        "Parse error, invalid request (id null); protocol 2026-07-28: -32602 without its _meta, -32020 when a header differs from the body, -32022 for a revision not served (data.supported, data.requested), and its protocol errors",
                                         mcp_response.clone(),
                                         &[],
                                     ),
                                 ),
-                                ("404", json("Switched off", not_found.clone(), &[])),
+                                (
+                                    "404",
+                                    json(
+                                        "Switched off (Not Found); or, in protocol 2026-07-28, a method it does not serve, initialize and ping among them (JSON-RPC -32601)",
+                                        obj(&[(
+                                            "anyOf",
+                                            Value::Array(vec![not_found.clone(), mcp_response.clone()]),
+                                        )]),
+                                        &[],
+                                    ),
+                                ),
                                 (
                                     "405",
                                     json(
@@ -466,6 +542,31 @@ pub fn document() -> Value {
                 ),
                 ("options", preflight()),
             ]),
+        ),
+        (
+            "/mcp/server-card",
+            get_only(
+                "The MCP server card (Server Card extension, SEP-2127, draft): name, version, title, description and where /mcp answers, with the revisions it serves; public for an hour, ETag",
+                typed(
+                    "Server card",
+                    "application/mcp-server-card+json",
+                    server_card_schema(),
+                ),
+            ),
+        ),
+        (
+            "/.well-known/ai-catalog.json",
+            get_only(
+                "The domain's AI Catalog, whose entry points at the server card; public for an hour, ETag",
+                typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
+            ),
+        ),
+        (
+            "/.well-known/mcp/catalog.json",
+            get_only(
+                "The same catalog, at the path of the Server Card extension's earlier drafts",
+                typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
+            ),
         ),
         (
             "/openapi.json",

@@ -19,16 +19,21 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     // The body limit layer has read it already: this is a copy in memory.
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
-    let version = parts
-        .headers
-        .get("mcp-protocol-version")
-        .and_then(|v| v.to_str().ok());
+    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let headers = mcp::Headers {
+        version: header("mcp-protocol-version"),
+        method: header("mcp-method"),
+        name: header("mcp-name"),
+        repeated: ["mcp-protocol-version", "mcp-method", "mcp-name"]
+            .into_iter()
+            .find(|n| parts.headers.get_all(*n).iter().count() > 1),
+    };
     let asker = Asking {
         state: &state,
         parts: &parts,
         meter: parts.extensions.get::<Meter>().copied(),
     };
-    reply::mcp(mcp::handle(&asker, version, &body).await)
+    reply::mcp(mcp::handle(&asker, &headers, &body).await)
 }
 
 /// The `ask` tool's view of the endpoint, and the caller's bucket.

@@ -11,6 +11,7 @@ use crate::state::State;
 
 pub mod ask;
 pub mod config;
+pub mod discovery;
 pub mod llms;
 pub mod mcp;
 pub mod metadata;
@@ -95,6 +96,27 @@ pub const ROUTES: &[Route] = &[
     },
     Route {
         path: RESOURCE_METADATA_PATH,
+        methods: "GET, OPTIONS",
+        guarded: false,
+        charged: true,
+        validator: None,
+    },
+    Route {
+        path: discovery::CARD_PATH,
+        methods: "GET, OPTIONS",
+        guarded: false,
+        charged: true,
+        validator: None,
+    },
+    Route {
+        path: discovery::CATALOG_PATH,
+        methods: "GET, OPTIONS",
+        guarded: false,
+        charged: true,
+        validator: None,
+    },
+    Route {
+        path: discovery::MCP_CATALOG_PATH,
         methods: "GET, OPTIONS",
         guarded: false,
         charged: true,

@@ -1,8 +1,15 @@
 """The official MCP Python SDK client (pinned in scripts/requirements-tools.txt)
-against a running `ask` binary: initialize, list_tools, call_tool("ask") and a
-NO_RESULTS call. Run by tests/e2e.rs with the /mcp URL and the /ask URL of the
-same endpoint; prints one line per check and exits non-zero on the first
-failure.
+against a running `ask` binary, in each of its connection modes:
+
+- `legacy`: the `initialize` handshake (it asks for 2025-11-25);
+- `auto`: `server/discover` in 2026-07-28, falling back to `initialize`
+  only if the server refuses it (so it must end on 2026-07-28 here);
+- `2026-07-28`: pinned, no probe, every request stateless.
+
+Each lists the tools, calls `ask` for an answer (list and summarize) and for
+NO_RESULTS, and compares the answer with /ask's. Run by tests/e2e.rs with
+the /mcp URL and the /ask URL of the same endpoint; prints one line per
+check and exits non-zero on the first failure.
 
     python3 tests/clients/mcp_client.py MCP_URL ASK_URL
 """
@@ -13,11 +20,12 @@ import urllib.parse
 import urllib.request
 
 import anyio
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client
 
 QUESTION = "how do I configure the rate limit"
 NO_MATCH = "zzqxv blorptangle"
+# The mode, and the revision it must end on against this server.
+MODES = [("legacy", "2025-11-25"), ("auto", "2026-07-28"), ("2026-07-28", "2026-07-28")]
 
 
 def check(cond, what):
@@ -33,48 +41,62 @@ def ask_results(ask_url, query):
         return json.load(r)
 
 
+async def session(mcp_url, ask_url, mode, revision):
+    async with Client(mcp_url, mode=mode, cache=None) as client:
+        check(client.protocol_version == revision,
+              f"[{mode}] agreed protocol {client.protocol_version}")
+        if mode != "2026-07-28":
+            # A pinned client does not ask who the server is.
+            check(client.server_info.name == "nlweb-ask", f"[{mode}] server name nlweb-ask")
+
+        tools = (await client.list_tools()).tools
+        check([t.name for t in tools] == ["ask"], f"[{mode}] one tool, ask")
+        tool = tools[0]
+        check("documentation" in (tool.description or ""), f"[{mode}] ask has a description")
+        check(tool.title and "docs" in tool.title, f"[{mode}] ask has a title")
+        hints = tool.annotations
+        check(hints.read_only_hint is True and hints.idempotent_hint is True
+              and hints.open_world_hint is False,
+              f"[{mode}] read-only, idempotent, closed-world hints")
+        schema = tool.input_schema
+        check(schema["type"] == "object", f"[{mode}] inputSchema is an object")
+        check(schema["properties"]["query"]["type"] == "string", f"[{mode}] query is a string")
+        check(schema.get("required") == ["query"], f"[{mode}] query is required")
+        check(set(schema["properties"]["mode"]["enum"]) == {"list", "summarize", "generate"},
+              f"[{mode}] mode enum")
+        check(tool.output_schema is not None and tool.output_schema["type"] == "object",
+              f"[{mode}] ask has an object outputSchema")
+        check('"uint' not in json.dumps(tool.output_schema),
+              f"[{mode}] the outputSchema has no schemars-only formats")
+
+        # The client validates structuredContent against the outputSchema.
+        result = await client.call_tool("ask", {"query": QUESTION, "mode": "list"})
+        check(not result.is_error, f"[{mode}] answer is not an error")
+        doc = result.structured_content
+        check(doc["_meta"]["response_type"] == "answer", f"[{mode}] structuredContent is an answer")
+        expected = ask_results(ask_url, QUESTION)
+        same = lambda items: [(i["name"], i["url"], i["score"]) for i in items]
+        check(same(doc["results"]) == same(expected["results"]),
+              f"[{mode}] structured results equal /ask's ({len(doc['results'])} items)")
+        text = result.content[0].text
+        check(doc["results"][0]["url"] in text, f"[{mode}] text content lists the URLs")
+
+        summary = await client.call_tool("ask", {"query": QUESTION, "mode": "summarize",
+                                                 "num_results": 3})
+        sdoc = summary.structured_content
+        check(sdoc["results"][0]["@type"] == "SearchSummary",
+              f"[{mode}] summarize puts the summary first")
+        check(len(sdoc["results"]) == 4, f"[{mode}] num_results 3 gives 3 sections and the summary")
+
+        miss = await client.call_tool("ask", {"query": NO_MATCH})
+        check(miss.is_error, f"[{mode}] NO_RESULTS comes back with isError true")
+        check(miss.structured_content["error"]["code"] == "NO_RESULTS",
+              f"[{mode}] its structuredContent is the NO_RESULTS failure document")
+
+
 async def main(mcp_url, ask_url):
-    async with streamable_http_client(mcp_url) as (read, write):
-        async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            check(init.protocol_version in ("2025-06-18", "2025-03-26", "2024-11-05"),
-                  f"initialize agreed protocol {init.protocol_version}")
-            check(init.server_info.name == "nlweb-ask", "server name nlweb-ask")
-            check(init.capabilities.tools is not None, "server offers tools")
-
-            tools = (await session.list_tools()).tools
-            check([t.name for t in tools] == ["ask"], "one tool, ask")
-            tool = tools[0]
-            check("documentation" in (tool.description or ""), "ask has a description")
-            schema = tool.input_schema
-            check(schema["type"] == "object", "inputSchema is an object")
-            check(schema["properties"]["query"]["type"] == "string", "query is a string")
-            check(schema.get("required") == ["query"], "query is required")
-            check(set(schema["properties"]["mode"]["enum"]) == {"list", "summarize", "generate"},
-                  "mode enum")
-            check(tool.output_schema is not None, "ask has an outputSchema")
-
-            result = await session.call_tool("ask", {"query": QUESTION, "mode": "list"})
-            check(not result.is_error, "answer is not an error")
-            doc = result.structured_content
-            check(doc["_meta"]["response_type"] == "answer", "structuredContent is an answer")
-            expected = ask_results(ask_url, QUESTION)
-            same = lambda items: [(i["name"], i["url"], i["score"]) for i in items]
-            check(same(doc["results"]) == same(expected["results"]),
-                  f"structured results equal /ask's ({len(doc['results'])} items)")
-            text = result.content[0].text
-            check(doc["results"][0]["url"] in text, "text content lists the URLs")
-
-            summary = await session.call_tool("ask", {"query": QUESTION, "mode": "summarize",
-                                                      "num_results": 3})
-            sdoc = summary.structured_content
-            check(sdoc["results"][0]["@type"] == "SearchSummary", "summarize puts the summary first")
-            check(len(sdoc["results"]) == 4, "num_results 3 gives 3 sections and the summary")
-
-            miss = await session.call_tool("ask", {"query": NO_MATCH})
-            check(miss.is_error, "NO_RESULTS comes back with isError true")
-            check(miss.structured_content["error"]["code"] == "NO_RESULTS",
-                  "its structuredContent is the NO_RESULTS failure document")
+    for mode, revision in MODES:
+        await session(mcp_url, ask_url, mode, revision)
     print("mcp client: all checks passed")
 
 
