@@ -124,7 +124,11 @@ mod tests {
             txt.contains("- [MCP](https://api.x.dev/prod/mcp): "),
             "{txt}"
         );
-        assert_eq!(txt.matches("\n- [").count(), 3 + 4);
+        assert!(
+            txt.contains("- [MCP server card](https://api.x.dev/prod/mcp/server-card): "),
+            "{txt}"
+        );
+        assert_eq!(txt.matches("\n- [").count(), 3 + 5);
         assert_eq!(txt.matches("\n## ").count(), 2);
     }
 }
