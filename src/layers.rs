@@ -150,13 +150,14 @@ pub async fn cap(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
 
 /// CORS on every response: `Access-Control-Allow-Origin` for `*` or an
 /// origin on `ask.cors_allow_origins` (with `Vary: Origin` under an
-/// allow-list, whether or not this one is on it), and the headers a page
-/// may read.
+/// allow-list, whether or not this one is on it; `*` always on a route
+/// open to any origin), and the headers a page may read.
 pub async fn cors(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let origin = req.headers().get("origin").cloned();
+    let open = routes::of(req.uri().path()).is_some_and(|r| r.any_origin);
     let mut resp = next.run(req).await;
     let origins = &state.config.cors_allow_origins;
-    let any = origins.iter().any(|o| o == "*");
+    let any = open || origins.iter().any(|o| o == "*");
     let h = resp.headers_mut();
     let allow = if any {
         Some(HeaderValue::from_static("*"))
@@ -297,11 +298,13 @@ fn caller(state: &State, parts: &Parts) -> Result<Caller, Failure> {
 }
 
 /// A GET of a route with a validator: its answer gets the `ETag` (and
-/// `Cache-Control: public, max-age` when `ask.cache_max_age` is set); an
+/// `Cache-Control: public, max-age` when `ask.cache_max_age` is set, or the
+/// route's own); an
 /// `If-None-Match` that names it gets 304, no body and no token spent (the
 /// `RateLimit` headers report the bucket as it is).
 pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
-    let Some(validator) = route_of(&req).and_then(|r| r.validator) else {
+    let Some((validator, fixed)) = route_of(&req).and_then(|r| Some((r.validator?, r.cache)))
+    else {
         return next.run(req).await;
     };
     let (mut parts, body) = req.into_parts();
@@ -310,8 +313,10 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
         return next.run(Request::from_parts(parts, Body::from(body))).await;
     };
     let tag = format!("\"{hash:016x}\"");
-    let cache = (state.config.cache_max_age > 0)
-        .then(|| format!("public, max-age={}", state.config.cache_max_age));
+    let cache = fixed.map(str::to_string).or_else(|| {
+        (state.config.cache_max_age > 0)
+            .then(|| format!("public, max-age={}", state.config.cache_max_age))
+    });
     let matches = parts
         .headers
         .get("if-none-match")

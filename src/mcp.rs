@@ -448,29 +448,16 @@ async fn stateless(
         );
     }
     let envelope = envelope.cloned().unwrap_or_default();
-    if !envelope[meta::CLIENT_CAPABILITIES].is_object() {
-        return refuse(
-            code::INVALID_PARAMS,
-            format!(
-                "params._meta[{:?}] is not an object",
-                meta::CLIENT_CAPABILITIES
-            ),
-        );
-    }
-    let Some(asked) = envelope[meta::PROTOCOL_VERSION].as_str() else {
-        return refuse(
-            code::INVALID_PARAMS,
-            format!("params._meta[{:?}] is not a string", meta::PROTOCOL_VERSION),
-        );
-    };
+    // A version that is not a string matches no header: rung 2 says so.
+    let asked = envelope[meta::PROTOCOL_VERSION].as_str();
     // Rung 2: the headers say what the body says.
-    if headers.version.map(str::trim) != Some(asked) {
+    let Some(asked) = asked.filter(|a| headers.version.map(str::trim) == Some(*a)) else {
         return refuse(
             code::HEADER_MISMATCH,
             "MCP-Protocol-Version header does not match the request's _meta protocol version"
                 .into(),
         );
-    }
+    };
     if headers.method != Some(m.method.as_str()) {
         return refuse(
             code::HEADER_MISMATCH,
@@ -490,9 +477,18 @@ async fn stateless(
             );
         }
     }
-    // Rung 3: the revision.
+    // Rung 3: the revision; then the request's own parameters.
     if !STATELESS_VERSIONS.contains(&asked) {
         return unsupported(id, asked);
+    }
+    if !envelope[meta::CLIENT_CAPABILITIES].is_object() {
+        return refuse(
+            code::INVALID_PARAMS,
+            format!(
+                "params._meta[{:?}] is not an object",
+                meta::CLIENT_CAPABILITIES
+            ),
+        );
     }
     let id = id.unwrap_or(Id::Number(0.into()));
     let result = match m.method.as_str() {
@@ -1073,7 +1069,63 @@ mod tests {
                 -32602,
             ),
         ];
-        for (what, h, body, status, code) in cases {
+        // Two faults: the earlier rung answers.
+        let future = modern("tools/list", "").replace("2026-07-28", "2099-01-01");
+        let cases_2 = vec![
+            (
+                "no _meta, and Mcp-Method differs: _meta first",
+                headers("tools/call", None),
+                no_meta.to_string(),
+                400,
+                -32602,
+            ),
+            (
+                "a version not served, and Mcp-Method differs: headers first",
+                Headers {
+                    version: Some("2099-01-01"),
+                    method: Some("tools/call"),
+                    ..Headers::default()
+                },
+                future.clone(),
+                400,
+                -32020,
+            ),
+            (
+                "a repeated header, and no _meta: the repeat first",
+                Headers {
+                    repeated: Some("mcp-protocol-version"),
+                    ..headers("tools/list", None)
+                },
+                no_meta.to_string(),
+                400,
+                -32020,
+            ),
+            (
+                "a version that is not a string: no header matches it",
+                headers("tools/list", None),
+                modern("tools/list", "").replace(r#""2026-07-28""#, "20260728"),
+                400,
+                -32020,
+            ),
+            (
+                "clientCapabilities not an object: after the version",
+                headers("tools/list", None),
+                modern("tools/list", "").replace(
+                    r#""io.modelcontextprotocol/clientCapabilities":{}"#,
+                    r#""io.modelcontextprotocol/clientCapabilities":[]"#,
+                ),
+                400,
+                -32602,
+            ),
+            (
+                "Mcp-Name in a malformed base64 form",
+                headers("tools/call", Some("=?base64?!!?=")),
+                call.clone(),
+                400,
+                -32020,
+            ),
+        ];
+        for (what, h, body, status, code) in cases.into_iter().chain(cases_2) {
             let (s, v) = send(&h, &body);
             assert_eq!(
                 (s, v["error"]["code"].as_i64()),
@@ -1082,7 +1134,6 @@ mod tests {
             );
         }
         // A version it does not serve: -32022 naming every one it does.
-        let future = modern("tools/list", "").replace("2026-07-28", "2099-01-01");
         let (s, v) = send(&other("2099-01-01"), &future);
         assert_eq!(s, 400, "{v}");
         assert_eq!(v["error"]["code"], -32022);
@@ -1099,6 +1150,22 @@ mod tests {
         assert_eq!(send(&headers("notifications/cancelled", None), note).0, 202);
         let (s, v) = send(&other("2099-01-01"), note);
         assert_eq!((s, v["error"]["code"].as_i64()), (400, Some(-32022)));
+    }
+
+    #[test]
+    fn bad_arguments_are_a_tool_error_in_2026_07_28_too() {
+        let call = modern(
+            "tools/call",
+            r#""name":"ask","arguments":{"query":"x","num_results":11}"#,
+        );
+        let (s, v) = send(&headers("tools/call", Some("ask")), &call);
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["result"]["resultType"], "complete");
+        assert_eq!(v["result"]["isError"], true, "{v}");
+        assert_eq!(
+            v["result"]["structuredContent"]["error"]["code"],
+            "INVALID_QUERY"
+        );
     }
 
     #[test]

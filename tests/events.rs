@@ -127,7 +127,20 @@ fn replays_every_saved_event() {
                     None => {
                         assert!(msg["result"].is_object(), "{file}: {msg}");
                         if file.contains("2026") || file.contains("discover") {
-                            assert_eq!(msg["result"]["resultType"], "complete", "{file}");
+                            let r = &msg["result"];
+                            assert_eq!(r["resultType"], "complete", "{file}");
+                            assert_eq!(
+                                r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+                                "nlweb-ask",
+                                "{file}"
+                            );
+                        }
+                        if file.contains("discover") {
+                            let r = &msg["result"];
+                            assert_eq!(r["supportedVersions"], serde_json::json!(["2026-07-28"]));
+                            assert!(r["capabilities"]["tools"].is_object(), "{file}");
+                            assert_eq!(r["ttlMs"], 3_600_000, "{file}");
+                            assert_eq!(r["cacheScope"], "public", "{file}");
                         }
                         if let Some(doc) = msg["result"].get("structuredContent") {
                             assert_eq!(msg["result"]["isError"], false, "{file}");
@@ -197,6 +210,7 @@ fn replays_every_saved_event() {
             }
             "JSON (server card)" => {
                 assert_eq!(ct, "application/mcp-server-card+json", "{file}");
+                assert_eq!(header(&resp, "access-control-allow-origin"), Some("*"));
                 assert_eq!(header(&resp, "cache-control"), Some("public, max-age=3600"));
                 assert!(header(&resp, "etag").is_some(), "{file}");
                 let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
@@ -217,6 +231,8 @@ fn replays_every_saved_event() {
             }
             "JSON (AI Catalog)" => {
                 assert_eq!(ct, "application/ai-catalog+json", "{file}");
+                assert_eq!(header(&resp, "cache-control"), Some("public, max-age=3600"));
+                assert_eq!(header(&resp, "access-control-allow-origin"), Some("*"));
                 let doc: Value = serde_json::from_str(&body_text(&resp)).unwrap();
                 assert_eq!(doc["specVersion"], "1.0", "{file}");
                 let entry = &doc["entries"][0];
@@ -505,6 +521,68 @@ fn a_get_answer_is_cacheable_and_its_etag_gives_304_without_a_token() {
     let r = respond(&cached, &event("http-post-v055.json"));
     assert_eq!(header(&r, "cache-control"), Some("no-store"));
     assert!(header(&r, "etag").is_none());
+}
+
+#[test]
+fn the_server_card_revalidates_for_free_and_is_open_to_every_origin() {
+    let state = state(true);
+    let first = respond(&state, &event("http-get-mcp-server-card.json"));
+    assert_eq!(first.status().as_u16(), 200);
+    let tag = header(&first, "etag").unwrap().to_string();
+    assert_eq!(header(&first, "ratelimit"), Some("\"default\";r=19;t=3"));
+    let text =
+        std::fs::read_to_string(repo().join("events/http-get-mcp-server-card.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["headers"]["if-none-match"] = Value::from(tag.clone());
+    let conditional = |v: &Value| lambda_http::request::from_str(&v.to_string()).unwrap();
+    let r = respond(&state, &conditional(&v));
+    assert_eq!(r.status().as_u16(), 304);
+    assert!(r.body().is_empty());
+    assert_eq!(header(&r, "etag"), Some(tag.as_str()));
+    assert_eq!(header(&r, "cache-control"), Some("public, max-age=3600"));
+    // No token spent: the bucket still has 19.
+    assert_eq!(header(&r, "ratelimit"), Some("\"default\";r=19;t=3"));
+
+    // Under an allow-list of origins, the card is still open to all; /ask
+    // is not.
+    let listed = test_state::state(
+        docs_index(),
+        &[
+            ("ASK_ENABLED", "true"),
+            ("ASK_CORS_ALLOW_ORIGINS", "https://docs.example.com"),
+        ],
+    );
+    v["headers"]["origin"] = Value::from("https://elsewhere.example");
+    v["headers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("if-none-match");
+    let r = respond(&listed, &conditional(&v));
+    assert_eq!(header(&r, "access-control-allow-origin"), Some("*"));
+    let mut ask: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("events/http-get-json.json")).unwrap(),
+    )
+    .unwrap();
+    ask["headers"]["origin"] = Value::from("https://elsewhere.example");
+    let r = respond(&listed, &conditional(&ask));
+    assert_eq!(header(&r, "access-control-allow-origin"), None);
+
+    // With ask.auth required, the card says a bearer token is needed, and
+    // is itself public.
+    let mut env = support::docs::events_env();
+    env.retain(|(k, _)| *k != "ASK_AUTH");
+    env.push(("ASK_AUTH", "required".into()));
+    env.push(("ASK_ENABLED", "true".into()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let guarded = test_state::state(docs_index(), &env);
+    let r = respond(&guarded, &event("http-get-mcp-server-card.json"));
+    assert_eq!(r.status().as_u16(), 200, "{}", body_text(&r));
+    let card: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    assert_eq!(card["remotes"][0]["headers"][0]["name"], "Authorization");
+    assert_eq!(card["remotes"][0]["headers"][0]["isSecret"], true);
+    // The anonymous card has none.
+    let card: Value = serde_json::from_str(&body_text(&first)).unwrap();
+    assert!(card["remotes"][0].get("headers").is_none(), "{card}");
 }
 
 #[test]

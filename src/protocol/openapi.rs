@@ -87,17 +87,17 @@ fn server_card_schema() -> Value {
         "required": ["$schema", "name", "version", "description"],
         "properties": {
             "$schema": {"type": "string", "const": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"},
-            "name": {"type": "string", "description": "Reverse-DNS of the docs' host, then /nlweb-ask"},
-            "version": {"type": "string"},
-            "title": {"type": "string", "maxLength": 100},
-            "description": {"type": "string", "maxLength": 100},
-            "websiteUrl": {"type": "string"},
+            "name": {"type": "string", "minLength": 3, "maxLength": 200, "pattern": "^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", "description": "Reverse-DNS of the docs' host, then /nlweb-ask"},
+            "version": {"type": "string", "maxLength": 255},
+            "title": {"type": "string", "minLength": 1, "maxLength": 100},
+            "description": {"type": "string", "minLength": 1, "maxLength": 100},
+            "websiteUrl": {"type": "string", "format": "uri"},
             "remotes": {"type": "array", "items": {
                 "type": "object",
                 "required": ["type", "url"],
                 "properties": {
                     "type": {"type": "string", "const": "streamable-http"},
-                    "url": {"type": "string"},
+                    "url": {"type": "string", "pattern": "^(https?://[^\\s]+|\\{[a-zA-Z_][a-zA-Z0-9_]*\\}[^\\s]*)$"},
                     "supportedProtocolVersions": {"type": "array", "items": {"type": "string"}},
                     "headers": {"type": "array", "items": {"type": "object"}}
                 }
@@ -328,6 +328,12 @@ pub fn document() -> Value {
         ])
     };
     let get_only = |summary: &str, ok: Value| get_route(summary, ok, true);
+    // A public GET with a validator: 304 for a matching If-None-Match.
+    let get_validated = |summary: &str, ok: Value| {
+        let mut route = get_only(summary, ok);
+        route["get"]["responses"] = with_not_modified(route["get"]["responses"].take());
+        route
+    };
     // A GET route that takes a bearer token as /ask does (ask.auth), with
     // `parameters` and the statuses beyond get_only's.
     let get_protected =
@@ -545,7 +551,7 @@ pub fn document() -> Value {
         ),
         (
             "/mcp/server-card",
-            get_only(
+            get_validated(
                 "The MCP server card (Server Card extension, SEP-2127, draft): name, version, title, description and where /mcp answers, with the revisions it serves; public for an hour, ETag",
                 typed(
                     "Server card",
@@ -556,14 +562,14 @@ pub fn document() -> Value {
         ),
         (
             "/.well-known/ai-catalog.json",
-            get_only(
+            get_validated(
                 "The domain's AI Catalog, whose entry points at the server card; public for an hour, ETag",
                 typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
             ),
         ),
         (
             "/.well-known/mcp/catalog.json",
-            get_only(
+            get_validated(
                 "The same catalog, at the path of the Server Card extension's earlier drafts",
                 typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
             ),

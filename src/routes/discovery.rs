@@ -100,6 +100,19 @@ fn docs_host(base_url: &str) -> Option<&str> {
     .then_some(host)
 }
 
+/// The card's `name`: the docs' host reversed, then `/nlweb-ask`
+/// (`com.example.docs/nlweb-ask`); `local/nlweb-ask` without a host or
+/// past the card's 200 characters.
+fn card_name(host: Option<&str>) -> String {
+    match host {
+        Some(h) if h.len() + "/nlweb-ask".len() <= 200 => format!(
+            "{}/nlweb-ask",
+            h.split('.').rev().collect::<Vec<_>>().join(".")
+        ),
+        _ => "local/nlweb-ask".to_string(),
+    }
+}
+
 /// At most `n` characters.
 fn clip(s: String, n: usize) -> String {
     match s.char_indices().nth(n) {
@@ -112,13 +125,7 @@ fn clip(s: String, n: usize) -> String {
 pub fn card(state: &State, parts: &Parts) -> ServerCard {
     let product = &state.product.0;
     let host = docs_host(&state.base_url);
-    let name = match host {
-        Some(h) => format!(
-            "{}/nlweb-ask",
-            h.split('.').rev().collect::<Vec<_>>().join(".")
-        ),
-        None => "local/nlweb-ask".to_string(),
-    };
+    let name = card_name(host);
     let api = api_base_url(state, parts);
     let headers = if state.auth.mode() == crate::auth::Mode::Required {
         vec![serde_json::json!({
@@ -173,53 +180,116 @@ pub fn catalog(state: &State, parts: &Parts) -> Catalog {
     }
 }
 
+/// How long a client may keep the card and the catalog.
+pub const CACHE: &str = "public, max-age=3600";
+
 /// GET `/mcp/server-card`.
 pub async fn card_handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
     document(
-        &parts,
         "application/mcp-server-card+json",
-        &card(&state, &parts),
+        card_body(&state, &parts),
     )
 }
 
-/// GET the catalog.
+/// GET the catalog (at both of its paths).
 pub async fn catalog_handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    document(
-        &parts,
-        "application/ai-catalog+json",
-        &catalog(&state, &parts),
-    )
+    document("application/ai-catalog+json", catalog_body(&state, &parts))
 }
 
-/// The document, public for an hour, with an `ETag` (304 when the client
-/// names it) and CORS open to every origin, as the extension asks.
-fn document(parts: &Parts, content_type: &str, doc: &impl Serialize) -> Response {
-    let body = serde_json::to_string(doc).unwrap_or_default();
-    let tag = format!(
-        "\"{:016x}\"",
-        ask_index::index::fnv1a64(body.as_bytes(), 0x6361_7264)
-    );
-    let fresh = parts
-        .headers
-        .get("if-none-match")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|inm| {
-            inm.split(',')
-                .any(|t| t.trim().trim_start_matches("W/") == tag)
-        });
-    let builder = Response::builder()
-        .status(if fresh { 304 } else { 200 })
-        .header("cache-control", "public, max-age=3600")
-        .header("etag", &tag)
-        .header("access-control-allow-origin", "*");
-    if fresh {
-        builder.body(Body::empty())
-    } else {
-        builder
-            .header("content-type", content_type)
-            .body(Body::from(body))
+fn card_body(state: &State, parts: &Parts) -> String {
+    serde_json::to_string(&card(state, parts)).unwrap_or_default()
+}
+
+fn catalog_body(state: &State, parts: &Parts) -> String {
+    serde_json::to_string(&catalog(state, parts)).unwrap_or_default()
+}
+
+/// The card's validator: a hash of the card this request would get (the
+/// revalidation layer answers a matching `If-None-Match` with 304, no token
+/// spent, and puts the `ETag` and [`CACHE`] on the answer).
+pub fn card_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
+    Some(ask_index::index::fnv1a64(
+        card_body(state, parts).as_bytes(),
+        0x6361_7264,
+    ))
+}
+
+/// The catalog's validator, as [`card_validator`].
+pub fn catalog_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
+    Some(ask_index::index::fnv1a64(
+        catalog_body(state, parts).as_bytes(),
+        0x6361_7467,
+    ))
+}
+
+/// The document (CORS open to every origin is the route's, in the table;
+/// the `ETag` is the revalidation layer's).
+fn document(content_type: &str, body: String) -> Response {
+    Response::builder()
+        .status(200)
+        .header("content-type", content_type)
+        .header("cache-control", CACHE)
+        .body(Body::from(body))
+        .expect("valid response")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_docs_host_is_kept_only_when_it_is_a_plain_host() {
+        assert_eq!(
+            docs_host("https://docs.example.com/x"),
+            Some("docs.example.com")
+        );
+        assert_eq!(docs_host("http://localhost:3000"), Some("localhost"));
+        for bad in [
+            "",
+            "docs.example.com",
+            "ftp://x.org",
+            "https://",
+            "https://a_b.org",
+            "https://é.org",
+        ] {
+            assert_eq!(docs_host(bad), None, "{bad}");
+        }
     }
-    .expect("valid response")
+
+    #[test]
+    fn names_follow_the_cards_pattern_and_length() {
+        // ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$, 3 to 200 characters.
+        let ok = |n: &str| {
+            let Some((ns, rest)) = n.split_once('/') else {
+                return false;
+            };
+            (3..=200).contains(&n.len())
+                && !ns.is_empty()
+                && ns
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+                && !rest.is_empty()
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        };
+        assert_eq!(
+            card_name(Some("docs.example.com")),
+            "com.example.docs/nlweb-ask"
+        );
+        assert_eq!(card_name(None), "local/nlweb-ask");
+        let long = format!("{}.example.com", "a".repeat(250));
+        assert_eq!(card_name(Some(&long)), "local/nlweb-ask");
+        for n in [
+            card_name(Some("docs.example.com")),
+            card_name(None),
+            card_name(Some("localhost")),
+            card_name(Some(&long)),
+        ] {
+            assert!(ok(&n), "{n}");
+        }
+        assert_eq!(clip("é".repeat(150), 100).chars().count(), 100);
+    }
 }

@@ -21,7 +21,12 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
     let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
     let headers = mcp::Headers {
-        version: header("mcp-protocol-version"),
+        // Sent but unreadable (not visible ASCII) is no revision served, not
+        // an absent header (which means 2025-03-26).
+        version: parts
+            .headers
+            .get("mcp-protocol-version")
+            .map(|v| v.to_str().unwrap_or("")),
         method: header("mcp-method"),
         name: header("mcp-name"),
         repeated: ["mcp-protocol-version", "mcp-method", "mcp-name"]

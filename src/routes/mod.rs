@@ -41,6 +41,13 @@ pub struct Route {
     /// Its GET answers carry an `ETag`, and a revalidation that names the
     /// current one gets 304 with no token spent.
     pub validator: Option<ValidatorFn>,
+    /// The `Cache-Control` of its validated answers, whatever
+    /// `ask.cache_max_age` says (`None`: that setting's).
+    pub cache: Option<&'static str>,
+    /// Any origin may read it (`Access-Control-Allow-Origin: *` whatever
+    /// `ask.cors_allow_origins` says): the discovery documents, which the
+    /// Server Card extension requires to be.
+    pub any_origin: bool,
 }
 
 /// The routes served (docs/content/docs/api.mdx, Requests and Other routes).
@@ -51,6 +58,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: Some(ask::validator as ValidatorFn),
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/mcp",
@@ -58,6 +67,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/who",
@@ -65,6 +76,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/sites",
@@ -72,6 +85,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/config",
@@ -79,6 +94,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/llms.txt",
@@ -86,6 +103,8 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: "/openapi.json",
@@ -93,6 +112,8 @@ pub const ROUTES: &[Route] = &[
         guarded: false,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: RESOURCE_METADATA_PATH,
@@ -100,27 +121,35 @@ pub const ROUTES: &[Route] = &[
         guarded: false,
         charged: true,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
     Route {
         path: discovery::CARD_PATH,
         methods: "GET, OPTIONS",
         guarded: false,
         charged: true,
-        validator: None,
+        validator: Some(discovery::card_validator as ValidatorFn),
+        cache: Some(discovery::CACHE),
+        any_origin: true,
     },
     Route {
         path: discovery::CATALOG_PATH,
         methods: "GET, OPTIONS",
         guarded: false,
         charged: true,
-        validator: None,
+        validator: Some(discovery::catalog_validator as ValidatorFn),
+        cache: Some(discovery::CACHE),
+        any_origin: true,
     },
     Route {
         path: discovery::MCP_CATALOG_PATH,
         methods: "GET, OPTIONS",
         guarded: false,
         charged: true,
-        validator: None,
+        validator: Some(discovery::catalog_validator as ValidatorFn),
+        cache: Some(discovery::CACHE),
+        any_origin: true,
     },
     Route {
         path: "/ask/widget.js",
@@ -128,6 +157,8 @@ pub const ROUTES: &[Route] = &[
         guarded: false,
         charged: false,
         validator: None,
+        cache: None,
+        any_origin: false,
     },
 ];
 
