@@ -322,6 +322,7 @@ fn corpus() -> &'static [(String, Reply)] {
                 "/mcp",
                 "/mcp/server-card",
                 "/.well-known/ai-catalog.json",
+                "/.well-known/mcp/catalog.json",
                 "/sites",
                 "/openapi.json",
                 "/llms.txt",
