@@ -490,6 +490,18 @@ async fn stateless(
             ),
         );
     }
+    // clientInfo is optional; when sent it names the client.
+    if let Some(info) = envelope.get(meta::CLIENT_INFO)
+        && !(info["name"].is_string() && info["version"].is_string())
+    {
+        return refuse(
+            code::INVALID_PARAMS,
+            format!(
+                "params._meta[{:?}] needs a string name and version",
+                meta::CLIENT_INFO
+            ),
+        );
+    }
     let id = id.unwrap_or(Id::Number(0.into()));
     let result = match m.method.as_str() {
         "server/discover" => Ok(McpResult::Discover(DiscoverResult {
@@ -1114,6 +1126,13 @@ mod tests {
                     r#""io.modelcontextprotocol/clientCapabilities":{}"#,
                     r#""io.modelcontextprotocol/clientCapabilities":[]"#,
                 ),
+                400,
+                -32602,
+            ),
+            (
+                "clientInfo without a version",
+                headers("tools/list", None),
+                modern("tools/list", "").replace(r#","version":"1""#, ""),
                 400,
                 -32602,
             ),
