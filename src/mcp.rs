@@ -18,8 +18,8 @@ use crate::protocol::mcp::{
     DEFAULT_VERSION, DiscoverResult, Empty, ErrorObject, HANDSHAKE_VERSIONS, Id, InitializeParams,
     InitializeResult, JsonRpcVersion, LIST_TTL_MS, McpResult, Message, Response, ResultMeta,
     ResultType, STATELESS_VERSIONS, ServerInfo, Stamp, TextContent, Tool, ToolAnnotations,
-    ToolsCapability, ToolsList, argument_errors_are_results, batches_allowed, code, inline_schema,
-    meta,
+    ToolsCapability, ToolsList, UnsupportedVersion, argument_errors_are_results, batches_allowed,
+    code, inline_schema, meta,
 };
 use crate::protocol::response::{Document, Echo, TextType};
 use crate::protocol::{Failure, FailureDocument, ResultItem, wire};
@@ -146,8 +146,9 @@ pub struct Headers<'a> {
     pub repeated: Option<&'static str>,
 }
 
-/// The server's name, version and title.
-fn server_info(product: &str) -> ServerInfo {
+/// The server's name, version, title and description (`initialize`,
+/// `server/discover`, and the server card's title and version).
+pub fn server_info(product: &str) -> ServerInfo {
     ServerInfo {
         name: "nlweb-ask".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -413,7 +414,7 @@ async fn stateless(
             Reply::accepted()
         };
     }
-    let message: Option<Message> = serde_json::from_value(value.clone()).ok();
+    let message: Option<Message> = serde_json::from_value(value).ok();
     let Some(m) = message.filter(|m| {
         m.id.is_some() && matches!(m.params, None | Some(serde_json::Value::Object(_)))
     }) else {
@@ -577,7 +578,11 @@ fn unsupported(id: Option<Id>, requested: &str) -> Reply {
             "protocol version {requested:?} is not supported; use one of {}",
             ALL_VERSIONS.join(", ")
         ),
-        Some(serde_json::json!({ "supported": ALL_VERSIONS, "requested": requested })),
+        serde_json::to_value(UnsupportedVersion {
+            supported: &ALL_VERSIONS,
+            requested: requested.to_string(),
+        })
+        .ok(),
     )
 }
 
@@ -949,7 +954,10 @@ mod tests {
         assert_eq!(s, 200, "{v}");
         let r = &v["result"];
         assert_eq!(r["resultType"], "complete");
-        assert_eq!(r["supportedVersions"], serde_json::json!(["2026-07-28"]));
+        assert_eq!(
+            r["supportedVersions"],
+            serde_json::Value::from(vec!["2026-07-28"])
+        );
         assert_eq!(r["capabilities"]["tools"]["listChanged"], false);
         assert_eq!(r["ttlMs"], LIST_TTL_MS);
         assert_eq!(r["cacheScope"], "public");

@@ -181,6 +181,16 @@ pub mod code {
     pub const UNSUPPORTED_VERSION: i32 = -32022;
 }
 
+/// The `data` of -32022 (2026-07-28): the revisions served and the one
+/// asked for.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct UnsupportedVersion {
+    /// Every revision served, newest first.
+    pub supported: &'static [&'static str],
+    /// The revision the request named.
+    pub requested: String,
+}
+
 /// A response to one request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]

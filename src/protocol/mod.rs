@@ -1,10 +1,11 @@
 //! The NLWeb 0.55 protocol as this endpoint speaks it: request shapes as
 //! sent ([`shapes`]) and as normalised ([`request`]), failures with their codes and statuses ([`failure`]),
 //! response documents and SSE events ([`response`]), the public settings
-//! of `/config` ([`settings`]), and how answers are
+//! of `/config` ([`settings`]), the MCP server card and catalog ([`discovery`]), and how answers are
 //! written ([`wire`]). Every document the Lambda sends is built from these
 //! types; their JSON Schemas derive from the same definitions.
 
+pub mod discovery;
 pub mod failure;
 pub mod mcp;
 pub mod openapi;

@@ -80,52 +80,6 @@ fn typed(description: &str, mime: &str, schema: Value) -> Value {
     r
 }
 
-/// The server card's members (`crate::routes::discovery::ServerCard`).
-fn server_card_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "required": ["$schema", "name", "version", "description"],
-        "properties": {
-            "$schema": {"type": "string", "const": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"},
-            "name": {"type": "string", "minLength": 3, "maxLength": 200, "pattern": "^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", "description": "Reverse-DNS of the docs' host, then /nlweb-ask"},
-            "version": {"type": "string", "maxLength": 255},
-            "title": {"type": "string", "minLength": 1, "maxLength": 100},
-            "description": {"type": "string", "minLength": 1, "maxLength": 100},
-            "websiteUrl": {"type": "string", "format": "uri"},
-            "remotes": {"type": "array", "items": {
-                "type": "object",
-                "required": ["type", "url"],
-                "properties": {
-                    "type": {"type": "string", "const": "streamable-http"},
-                    "url": {"type": "string", "pattern": "^(https?://[^\\s]+|\\{[a-zA-Z_][a-zA-Z0-9_]*\\}[^\\s]*)$"},
-                    "supportedProtocolVersions": {"type": "array", "items": {"type": "string"}},
-                    "headers": {"type": "array", "items": {"type": "object"}}
-                }
-            }}
-        }
-    })
-}
-
-/// The AI Catalog's members (`crate::routes::discovery::Catalog`).
-fn catalog_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "required": ["specVersion", "entries"],
-        "properties": {
-            "specVersion": {"type": "string", "const": "1.0"},
-            "entries": {"type": "array", "items": {
-                "type": "object",
-                "required": ["identifier", "type", "url"],
-                "properties": {
-                    "identifier": {"type": "string"},
-                    "type": {"type": "string", "const": "application/mcp-server-card+json"},
-                    "url": {"type": "string"}
-                }
-            }}
-        }
-    })
-}
-
 /// Anonymous, or a bearer token (which `ask.auth` makes required or not).
 fn optional_bearer() -> Value {
     Value::Array(vec![obj(&[]), obj(&[("bearer", Value::Array(vec![]))])])
@@ -556,7 +510,7 @@ pub fn document() -> Value {
                 typed(
                     "Server card",
                     "application/mcp-server-card+json",
-                    server_card_schema(),
+                    g.of::<super::discovery::ServerCard>(),
                 ),
             ),
         ),
@@ -564,14 +518,22 @@ pub fn document() -> Value {
             "/.well-known/ai-catalog.json",
             get_validated(
                 "The domain's AI Catalog, whose entry points at the server card; public for an hour, ETag",
-                typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
+                typed(
+                    "AI Catalog",
+                    "application/ai-catalog+json",
+                    g.of::<super::discovery::Catalog>(),
+                ),
             ),
         ),
         (
             "/.well-known/mcp/catalog.json",
             get_validated(
                 "The same catalog, at the path of the Server Card extension's earlier drafts",
-                typed("AI Catalog", "application/ai-catalog+json", catalog_schema()),
+                typed(
+                    "AI Catalog",
+                    "application/ai-catalog+json",
+                    g.of::<super::discovery::Catalog>(),
+                ),
             ),
         ),
         (

@@ -1,18 +1,18 @@
 //! How an agent finds `/mcp` without reading `llms.txt`: the MCP server
 //! card at `/mcp/server-card`, and the domain's catalog that points at it
 //! (`/.well-known/ai-catalog.json`, and `/.well-known/mcp/catalog.json`,
-//! the path of the extension's earlier drafts). Shapes of the Server Card
-//! extension (SEP-2127) as its repository's main branch has them at
-//! 8924e08 (2026-07-24); the extension is still a draft, not final.
+//! the path of the extension's earlier drafts); their shapes are
+//! `crate::protocol::discovery`'s.
 
+use crate::protocol::discovery::{
+    CARD_SCHEMA, Catalog, CatalogEntry, HeaderInput, Remote, ServerCard,
+};
+use crate::protocol::mcp::ALL_VERSIONS;
+use crate::state::{State, api_base_url};
 use axum::body::Body;
 use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::http::request::Parts;
-use serde::Serialize;
-
-use crate::protocol::mcp::ALL_VERSIONS;
-use crate::state::{State, api_base_url};
 
 /// The card's path.
 pub const CARD_PATH: &str = "/mcp/server-card";
@@ -21,71 +21,6 @@ pub const CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
 /// The MCP catalog path of the extension's earlier drafts: the same
 /// catalog.
 pub const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
-
-/// The schema every card names.
-pub const CARD_SCHEMA: &str =
-    "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
-
-/// An MCP server card.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerCard {
-    /// [`CARD_SCHEMA`].
-    #[serde(rename = "$schema")]
-    pub schema: &'static str,
-    /// Reverse-DNS of the docs' host, then `/nlweb-ask`.
-    pub name: String,
-    /// The crate version.
-    pub version: &'static str,
-    /// At most 100 characters.
-    pub title: String,
-    /// At most 100 characters.
-    pub description: String,
-    /// The docs site.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub website_url: Option<String>,
-    /// Where `/mcp` answers (none when this deployment's address is
-    /// unknown).
-    pub remotes: Vec<Remote>,
-}
-
-/// One address of the server.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Remote {
-    /// `streamable-http`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The absolute `/mcp` URL.
-    pub url: String,
-    /// Every revision `/mcp` serves.
-    pub supported_protocol_versions: &'static [&'static str],
-    /// The `Authorization` header, when `ask.auth` is `required`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub headers: Vec<serde_json::Value>,
-}
-
-/// An AI Catalog.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Catalog {
-    /// `1.0`.
-    pub spec_version: &'static str,
-    /// This deployment's server, if its address is known.
-    pub entries: Vec<CatalogEntry>,
-}
-
-/// A catalog entry: where a card is.
-#[derive(Debug, Serialize)]
-pub struct CatalogEntry {
-    /// `urn:air:<docs host>:mcp:nlweb-ask`.
-    pub identifier: String,
-    /// `application/mcp-server-card+json`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The card's URL.
-    pub url: String,
-}
 
 /// The docs site's host (`docs.example.com`), if its base URL has one.
 fn docs_host(base_url: &str) -> Option<&str> {
@@ -123,31 +58,22 @@ fn clip(s: String, n: usize) -> String {
 
 /// The card as this request sees the deployment.
 pub fn card(state: &State, parts: &Parts) -> ServerCard {
-    let product = &state.product.0;
     let host = docs_host(&state.base_url);
     let name = card_name(host);
     let api = api_base_url(state, parts);
     let headers = if state.auth.mode() == crate::auth::Mode::Required {
-        vec![serde_json::json!({
-            "name": "Authorization",
-            "description": "A bearer token from the docs' authorization server",
-            "isRequired": true,
-            "isSecret": true,
-            "value": "Bearer {token}",
-            "variables": {"token": {"isRequired": true, "isSecret": true}}
-        })]
+        vec![HeaderInput::bearer()]
     } else {
         Vec::new()
     };
+    // The title and version of `initialize` and `server/discover`.
+    let info = crate::mcp::server_info(&state.product.0);
     ServerCard {
         schema: CARD_SCHEMA,
         name,
-        version: env!("CARGO_PKG_VERSION"),
-        title: clip(format!("Ask the {product} docs"), 100),
-        description: clip(
-            format!("Answers questions about {product} from its documentation."),
-            100,
-        ),
+        version: info.version,
+        title: clip(info.title.unwrap_or_default(), 100),
+        description: clip(info.description.unwrap_or_default(), 100),
         website_url: host.map(|_| state.base_url.clone()),
         remotes: if api.is_empty() {
             Vec::new()
@@ -185,17 +111,25 @@ pub const CACHE: &str = "public, max-age=3600";
 
 /// GET `/mcp/server-card`.
 pub async fn card_handle(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let (parts, _) = req.into_parts();
-    document(
-        "application/mcp-server-card+json",
-        card_body(&state, &parts),
-    )
+    let (mut parts, _) = req.into_parts();
+    let body = rendered(&mut parts).unwrap_or_else(|| card_body(&state, &parts));
+    document("application/mcp-server-card+json", body)
 }
 
 /// GET the catalog (at both of its paths).
 pub async fn catalog_handle(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let (parts, _) = req.into_parts();
-    document("application/ai-catalog+json", catalog_body(&state, &parts))
+    let (mut parts, _) = req.into_parts();
+    let body = rendered(&mut parts).unwrap_or_else(|| catalog_body(&state, &parts));
+    document("application/ai-catalog+json", body)
+}
+
+/// A document as its validator wrote it, left for the route.
+#[derive(Clone)]
+struct Rendered(String);
+
+/// The document the validator wrote, if it ran.
+fn rendered(parts: &mut Parts) -> Option<String> {
+    parts.extensions.remove::<Rendered>().map(|Rendered(b)| b)
 }
 
 fn card_body(state: &State, parts: &Parts) -> String {
@@ -206,22 +140,26 @@ fn catalog_body(state: &State, parts: &Parts) -> String {
     serde_json::to_string(&catalog(state, parts)).unwrap_or_default()
 }
 
-/// The card's validator: a hash of the card this request would get (the
+/// The hash of a document, which it leaves in the extensions for the
+/// route (written once a request).
+fn validate(parts: &mut Parts, body: String, seed: u64) -> Option<u64> {
+    let hash = ask_index::index::fnv1a64(body.as_bytes(), seed);
+    parts.extensions.insert(Rendered(body));
+    Some(hash)
+}
+
+/// The card's validator: a hash of the card this request gets (the
 /// revalidation layer answers a matching `If-None-Match` with 304, no token
 /// spent, and puts the `ETag` and [`CACHE`] on the answer).
 pub fn card_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
-    Some(ask_index::index::fnv1a64(
-        card_body(state, parts).as_bytes(),
-        0x6361_7264,
-    ))
+    let body = card_body(state, parts);
+    validate(parts, body, 0x6361_7264)
 }
 
 /// The catalog's validator, as [`card_validator`].
 pub fn catalog_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
-    Some(ask_index::index::fnv1a64(
-        catalog_body(state, parts).as_bytes(),
-        0x6361_7467,
-    ))
+    let body = catalog_body(state, parts);
+    validate(parts, body, 0x6361_7467)
 }
 
 /// The document (CORS open to every origin is the route's, in the table;
