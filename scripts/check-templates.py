@@ -4,6 +4,8 @@ buffered (the Lambda `/invocations` URI) in the one, streaming
 (`response-streaming-invocations`, `responseTransferMode: STREAM`) in the
 other. `sam validate --lint` alone does not show this: it accepts an
 `!If` for ResponseTransferMode that translates to a buffered integration.
+Also that the dashboard's body, its variables substituted, is JSON (a
+string to CloudFormation, which checks it only at deploy time).
 
     python check-templates.py TEMPLATE STREAMING_TEMPLATE
 """
@@ -34,8 +36,20 @@ def translated(path, transport):
     return json.dumps(transform(tpl, {"Transport": transport, "Enabled": "true"}, NoPolicies()))
 
 
+def dashboard_is_json(path):
+    tpl = yaml_parse(open(path).read())
+    body, variables = tpl["Resources"]["AskDashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    for name in list(variables) + ["AWS::Region"]:
+        body = body.replace("${" + name + "}", "x")
+    widgets = json.loads(body)["widgets"]
+    if not widgets:
+        sys.exit(f"check-templates: {path}: the dashboard has no widgets")
+    return len(widgets)
+
+
 def main():
     plain, streaming = sys.argv[1], sys.argv[2]
+    widgets = [dashboard_is_json(t) for t in (plain, streaming)]
     events = open(plain).read().count("Type: Api\n")
     a = translated(plain, "buffered")
     b = translated(streaming, "streaming")
@@ -48,7 +62,7 @@ def main():
     failed = [what for ok, what in checks if not ok]
     if failed:
         sys.exit("check-templates: not so: " + "; ".join(failed))
-    print(f"templates: {events} routes buffered in template.yaml, streamed in its streaming variant")
+    print(f"templates: {events} routes buffered in template.yaml, streamed in its streaming variant; dashboard JSON, {widgets[0]} widgets")
 
 
 main()

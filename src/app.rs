@@ -19,8 +19,8 @@ use crate::layers;
 use crate::protocol::Failure;
 use crate::reply;
 use crate::routes::{
-    self, RESOURCE_METADATA_PATH, ask, config, discovery, llms, mcp, metadata, openapi, sites, who,
-    widget,
+    self, RESOURCE_METADATA_PATH, ask, config, discovery, feedback, llms, mcp, metadata, openapi,
+    sites, who, widget,
 };
 use crate::state::State;
 
@@ -35,6 +35,7 @@ pub type Service = tower::util::MapResponse<
 pub fn router(state: State) -> Router {
     let mut router = Router::new()
         .route("/ask", get(ask::handle).post(ask::handle))
+        .route(feedback::PATH, post(feedback::handle))
         .route("/mcp", post(mcp::handle))
         .route("/who", get(who::handle))
         .route("/sites", get(sites::handle))

@@ -90,6 +90,9 @@ pub struct Config {
     /// `ask.transport`: whole responses, or SSE answers sent as they are
     /// written.
     pub transport: Transport,
+    /// `ask.log_queries`: the reader's words (questions, the words the
+    /// docs lack, rating comments) go into the analytics lines too.
+    pub log_queries: bool,
 }
 
 /// `ask.transport`.
@@ -226,6 +229,7 @@ struct FileAsk {
     bedrock_region: Option<String>,
     bedrock_max_tokens: Option<u32>,
     bedrock_timeout_ms: Option<u64>,
+    log_queries: Option<bool>,
 }
 
 /// A setting that does not validate.
@@ -287,6 +291,7 @@ impl Config {
             model_dir: a.model_dir.unwrap_or_else(|| "/opt/model".into()),
             hybrid_weight: a.hybrid_weight.unwrap_or(ask_index::search::HYBRID_WEIGHT),
             transport: Transport::Buffered,
+            log_queries: a.log_queries.unwrap_or(false),
         };
         c.transport = one_of(
             "transport",
@@ -393,6 +398,9 @@ impl Config {
         }
         if let Some(v) = env("ASK_DEFAULT_MODE") {
             mode = v;
+        }
+        if let Some(v) = env_flag(env, "ASK_LOG_QUERIES")? {
+            c.log_queries = v;
         }
         if let Some(v) = env_flag(env, "ASK_DEFAULT_STREAMING")? {
             c.default_streaming = v;

@@ -1,5 +1,5 @@
 //! What the layers tell a route about its request, as request extensions:
-//! when it arrived, the caller's bucket (for work that costs more than the
+//! when it arrived and whether it is the environment's first, the caller's bucket (for work that costs more than the
 //! one token the rate limit took), and the validator of a GET answer.
 
 use std::time::Instant;
@@ -11,6 +11,11 @@ use crate::state::State;
 /// When the request arrived (the timing layer's clock).
 #[derive(Clone, Copy, Debug)]
 pub struct Started(pub Instant);
+
+/// The request is the first this Lambda environment serves (its cold
+/// start's), for the analytics lines.
+#[derive(Clone, Copy, Debug)]
+pub struct ColdStart(pub bool);
 
 /// The strong validator the revalidation layer computed for a GET answer
 /// (its `ETag`; a generated `query_id` comes from it too).

@@ -24,7 +24,7 @@ use lambda_http::http::{HeaderMap, HeaderValue, Method};
 use tracing::Instrument;
 
 use crate::auth::{Caller, Denied};
-use crate::exchange::{Meter, Started, Validator};
+use crate::exchange::{ColdStart, Meter, Started, Validator};
 use crate::protocol::Failure;
 use crate::rate_limit::ClientKey;
 use crate::reply;
@@ -52,6 +52,8 @@ pub async fn refetch_keys(Ctx(state): Ctx<State>, req: Request, next: Next) -> R
 pub async fn stamp(Ctx(state): Ctx<State>, mut req: Request, next: Next) -> Response {
     let started = Instant::now();
     req.extensions_mut().insert(Started(started));
+    req.extensions_mut()
+        .insert(ColdStart(state.analytics.first_request()));
     let with_token = req.headers().contains_key("authorization");
     let (parts, body) = req.into_parts();
     let span = tracing::info_span!(
@@ -208,7 +210,7 @@ pub async fn preflight(Ctx(state): Ctx<State>, req: Request, next: Next) -> Resp
         .header("access-control-allow-methods", route.methods)
         .header(
             "access-control-allow-headers",
-            "content-type, accept, authorization, if-none-match, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id",
+            "content-type, accept, authorization, if-none-match, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, x-ask-client",
         )
         .header("access-control-max-age", "86400")
         .body(Body::empty())
@@ -264,6 +266,7 @@ pub async fn authenticate(Ctx(state): Ctx<State>, mut req: Request, next: Next) 
             let f = if decision.allowed {
                 f
             } else {
+                state.analytics.throttled(&path);
                 Failure::RateLimited {
                     retry_after_secs: decision.retry_after_secs,
                 }
@@ -388,6 +391,7 @@ pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     let mut resp = if decision.allowed {
         next.run(req).await
     } else {
+        state.analytics.throttled(&path);
         let f = Failure::RateLimited {
             retry_after_secs: decision.retry_after_secs,
         };

@@ -15,9 +15,11 @@
 //! - [`state`]: what every request shares, built once per cold start;
 //! - [`app`]: the router and its layers, applied in one place;
 //! - [`routes`]: one module per route; [`layers`]: what every route gets;
-//! - [`exchange`]: what the layers tell a route; [`reply`]: documents → responses.
+//! - [`exchange`]: what the layers tell a route; [`reply`]: documents → responses;
+//! - [`analytics`]: a log line (and metrics) a question, rating and 429.
 #![deny(missing_docs)]
 
+pub mod analytics;
 pub mod answer;
 pub mod app;
 pub mod auth;

@@ -37,6 +37,15 @@ pub fn json(status: u16, doc: &impl serde::Serialize) -> Response {
         .expect("valid response")
 }
 
+/// 204 with no body, never cached.
+pub fn no_content() -> Response {
+    Response::builder()
+        .status(204)
+        .header("cache-control", "no-store")
+        .body(Body::empty())
+        .expect("valid response")
+}
+
 /// A whole SSE body, sent at once (the buffered transport).
 pub fn sse(body: String) -> Response {
     Response::builder()

@@ -65,6 +65,8 @@ pub struct Shared {
     pub generator: Option<Box<dyn crate::generate::Generator>>,
     /// What the request parser allows, from the configuration.
     pub limits: crate::protocol::request::Limits,
+    /// The analytics lines (`crate::analytics`).
+    pub analytics: crate::analytics::Analytics,
     counter: AtomicU64,
 }
 
@@ -125,6 +127,7 @@ impl State {
         };
         let product = ask_index::llms::product(&index);
         let limits = crate::built::limits(&config);
+        let config_log_queries = config.log_queries;
         State(Arc::new(Shared {
             ask_tool: std::sync::OnceLock::new(),
             rules,
@@ -146,6 +149,7 @@ impl State {
             openapi: protocol::openapi::document(),
             generator: None,
             limits,
+            analytics: crate::analytics::Analytics::new(config_log_queries),
             counter: AtomicU64::new(0),
         }))
     }
@@ -160,6 +164,14 @@ impl State {
     /// hybrid`; see [`crate::built::hybrid`]).
     pub fn with_hybrid(mut self, hybrid: ask_index::search::Hybrid) -> State {
         self.parts().rules.hybrid = Some(hybrid);
+        self
+    }
+
+    /// This state keeping its analytics lines in memory
+    /// ([`crate::analytics::Analytics::lines`]), for tests.
+    pub fn with_analytics_in_memory(mut self) -> State {
+        let log_queries = self.config.log_queries;
+        self.parts().analytics = crate::analytics::Analytics::in_memory(log_queries);
         self
     }
 

@@ -48,6 +48,16 @@ fn emulator() -> (Proc, u16) {
 
 /// The release `ask` binary attached to the emulator on `port`.
 fn ask(port: u16, env: &[(&str, String)]) -> Proc {
+    ask_logging(port, env, None)
+}
+
+/// The same, its standard output (the log, analytics lines among it)
+/// written to `log`.
+fn ask_logging(port: u16, env: &[(&str, String)], log: Option<&std::path::Path>) -> Proc {
+    let stdout = match log {
+        Some(path) => Stdio::from(std::fs::File::create(path).unwrap()),
+        None => Stdio::null(),
+    };
     let child = Command::new(env!("CARGO_BIN_EXE_ask"))
         .env(
             "AWS_LAMBDA_RUNTIME_API",
@@ -57,7 +67,7 @@ fn ask(port: u16, env: &[(&str, String)]) -> Proc {
         .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
         .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .expect("the ask binary");
@@ -179,6 +189,15 @@ fn disabled_function_answers_404_over_http() {
 /// the bundled docs in a file named after `name`, plus `extra` settings.
 /// Returns both processes (kept alive while held) and the port.
 fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
+    serve_docs_logging(name, extra, None)
+}
+
+/// [`serve_docs`], the binary's standard output written to `log`.
+fn serve_docs_logging(
+    name: &str,
+    extra: &[(&str, &str)],
+    log: Option<&std::path::Path>,
+) -> (Proc, Proc, u16) {
     let index = std::env::temp_dir().join(format!("ask-e2e-{name}-{}.idx", std::process::id()));
     std::fs::write(&index, docs::docs_index_bytes()).unwrap();
     let (emu, port) = emulator();
@@ -192,7 +211,7 @@ fn serve_docs(name: &str, extra: &[(&str, &str)]) -> (Proc, Proc, u16) {
         ),
     ];
     env.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
-    let ask = ask(port, &env);
+    let ask = ask_logging(port, &env, log);
     (emu, ask, port)
 }
 
@@ -378,12 +397,15 @@ fn load_on_loopback_gets_only_answers() {
 /// DevTools protocol (tests/clients/widget_browser.mjs): the demo page
 /// (widget/demo.html, served on its own origin as a docs site would) loads
 /// the component from the release binary's /ask/widget.js; a question typed
-/// with the keyboard gets its summary, citation links and sources; then
+/// with the keyboard gets its summary, citation links and sources, and is
+/// rated down (the binary logs the rating, from the widget); then
 /// NO_RESULTS, and the 429 of an empty bucket. The answered page is written
 /// to target/tmp/widget-answer.png.
 #[test]
 fn the_widget_answers_fails_and_waits_in_headless_chromium() {
-    let (_emu, _ask, port) = serve_docs("widget", &[("ASK_RATE_LIMIT_PER_MINUTE", "3")]);
+    let log = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("widget-ask.log");
+    let (_emu, ask, port) =
+        serve_docs_logging("widget", &[("ASK_RATE_LIMIT_PER_MINUTE", "4")], Some(&log));
     let demo_port = free_port();
     let _site = Proc(
         Command::new("python3")
@@ -416,6 +438,314 @@ fn the_widget_answers_fails_and_waits_in_headless_chromium() {
     );
     let png = std::fs::read(&screenshot).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
+    drop(ask);
+    let lines = analytics_lines(&log);
+    let rated: Vec<&Value> = lines.iter().filter(|l| l["event"] == "feedback").collect();
+    assert_eq!(rated.len(), 1, "{lines:?}");
+    assert_eq!(rated[0]["rating"], "down");
+    assert_eq!(rated[0]["client"], "widget");
+    let asked: Vec<&Value> = lines.iter().filter(|l| l["event"] == "query").collect();
+    assert!(asked.iter().all(|l| l["client"] == "widget"), "{asked:?}");
+    assert!(
+        asked.iter().any(|l| l["query_id"] == rated[0]["query_id"]),
+        "the rating names a question asked: {lines:?}"
+    );
+}
+
+/// The analytics lines of a log (one JSON object a line, with `_aws`).
+fn analytics_lines(log: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("_aws").is_some())
+        .collect()
+}
+
+/// Questions the docs do not answer, by the topic the report should group
+/// them under, each sent as often as its count (over `/ask` and MCP).
+const UNANSWERABLE: [(&str, &[(&str, usize)]); 3] = [
+    (
+        "salesforce",
+        &[
+            ("salesforce crm integration", 4),
+            ("integrate with salesforce crm", 3),
+            ("salesforce integration", 2),
+        ],
+    ),
+    (
+        "azure",
+        &[
+            ("does it support azure functions", 3),
+            ("azure function support", 2),
+            ("run it on azure functions", 2),
+        ],
+    ),
+    (
+        "flux capacitor",
+        &[
+            ("quantum flux capacitor calibration", 2),
+            ("calibrate the flux capacitor", 2),
+        ],
+    ),
+];
+
+/// The release binary answers a few hundred mixed requests (the golden
+/// questions over GET, POST SSE from the widget and MCP, the unanswerable
+/// ones above, ratings up and down) with `ask.log_queries` on; its log is
+/// fed to `build-index report` (its library function: build-index's CLI
+/// tests run the command itself), whose groups must hold the unanswerable
+/// questions sent, with their counts, and the down-rated ones.
+#[test]
+fn the_report_groups_the_questions_the_binary_could_not_answer() {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let log = tmp.join("analytics-ask.log");
+    let (_emu, ask, port) = serve_docs_logging(
+        "analytics",
+        &[
+            ("ASK_RATE_LIMIT_PER_MINUTE", "10000000"),
+            ("ASK_LOG_QUERIES", "true"),
+        ],
+        Some(&log),
+    );
+    let golden: Vec<String> =
+        std::fs::read_to_string(docs::repo().join("tests/golden/nlweb-ask-docs.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|q| q["unanswerable"] != true)
+            .map(|q| q["q"].as_str().unwrap().to_string())
+            .collect();
+    let encode = |q: &str| -> String {
+        q.bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
+                    (b as char).to_string()
+                }
+                b' ' => "+".into(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    // What each answer said: (question, query_id, answered).
+    let mut asked: Vec<(String, String, bool)> = Vec::new();
+    let said = |q: &str, doc: &Value| {
+        let answered = doc["_meta"]["answer_confidence"]["answered"] == true;
+        (
+            q.to_string(),
+            doc["query_id"].as_str().unwrap().to_string(),
+            answered,
+        )
+    };
+    let mcp = |q: &str, modern: bool, id: usize| -> Value {
+        let (headers, meta) = if modern {
+            (
+                vec![
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "ask"),
+                ],
+                r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"report-e2e","version":"1"}}"#,
+            )
+        } else {
+            (
+                vec![
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ],
+                "",
+            )
+        };
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{"query":{},"mode":"list"}}{meta}}}}}"#,
+            serde_json::to_string(q).unwrap()
+        );
+        let r =
+            http::request(port, "POST", "/lambda-url/_/mcp", &headers, body.as_bytes()).unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        let msg: Value = serde_json::from_str(&r.text()).unwrap();
+        msg["result"]["structuredContent"].clone()
+    };
+    let mut requests = 0;
+    for (i, q) in golden.iter().enumerate() {
+        // GET, list mode, JSON.
+        let r = get(
+            port,
+            &format!("/ask?query={}&mode=list&streaming=false", encode(q)),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{q}: {}", r.text());
+        asked.push(said(q, &serde_json::from_str(&r.text()).unwrap()));
+        // POST from the widget, SSE: the start event's query_id.
+        let body = serde_json::json!({"query": {"text": q}, "prefer": {"streaming": true, "mode": "summarize"}, "meta": {"version": "0.55"}});
+        let r = http::request(
+            port,
+            "POST",
+            "/lambda-url/_/ask",
+            &[
+                ("content-type", "application/json"),
+                ("x-ask-client", "widget"),
+            ],
+            body.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(r.status, 200);
+        let events = sse::parse(&r.text()).unwrap();
+        let start = &events[0].data;
+        let answered = events
+            .iter()
+            .any(|e| e.data["_meta"]["answer_confidence"]["answered"] == true);
+        asked.push((
+            q.clone(),
+            start["query_id"].as_str().unwrap().to_string(),
+            answered,
+        ));
+        // MCP, every third question, each regime in turn.
+        if i % 3 == 0 {
+            asked.push(said(q, &mcp(q, i % 2 == 0, i)));
+            requests += 1;
+        }
+        requests += 2;
+    }
+    let mut sent: Vec<(&str, &str, usize)> = Vec::new();
+    let mut n = 0;
+    for (topic, questions) in UNANSWERABLE {
+        for (q, times) in questions {
+            for _ in 0..*times {
+                n += 1;
+                let doc = match n % 3 {
+                    0 => mcp(q, n % 2 == 0, 1000 + n),
+                    1 => serde_json::from_str(
+                        &get(
+                            port,
+                            &format!("/ask?query={}&mode=summarize&streaming=false", encode(q)),
+                            &[],
+                        )
+                        .text(),
+                    )
+                    .unwrap(),
+                    _ => serde_json::from_str(
+                        &post(
+                            port,
+                            serde_json::json!({"query": q, "mode": "list", "streaming": false})
+                                .to_string()
+                                .as_bytes(),
+                        )
+                        .text(),
+                    )
+                    .unwrap(),
+                };
+                requests += 1;
+                let answered = doc["_meta"]["answer_confidence"]["answered"] == true;
+                assert!(!answered, "{q:?} was meant to go unanswered: {doc}");
+                asked.push(said(q, &doc));
+            }
+            sent.push((topic, q, *times));
+        }
+    }
+    // Ratings: the first ten answered questions up, the next five down
+    // (with a comment), and two unanswered ones down.
+    let answered: Vec<&(String, String, bool)> = asked.iter().filter(|a| a.2).collect();
+    let unanswered: Vec<&(String, String, bool)> = asked.iter().filter(|a| !a.2).collect();
+    let mut down: Vec<&str> = Vec::new();
+    for (k, (q, id, _)) in answered
+        .iter()
+        .take(15)
+        .chain(unanswered.iter().take(2))
+        .enumerate()
+    {
+        let rating = if k < 10 { "up" } else { "down" };
+        if rating == "down" {
+            down.push(q);
+        }
+        let body = serde_json::json!({"query_id": id, "rating": rating, "comment": format!("comment {k}")});
+        let r = http::request(
+            port,
+            "POST",
+            "/lambda-url/_/ask/feedback",
+            &[
+                ("content-type", "application/json"),
+                ("x-ask-client", "widget"),
+            ],
+            body.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(r.status, 204, "{}", r.text());
+        requests += 1;
+    }
+    assert!(requests >= 200, "{requests} requests");
+    drop(ask);
+
+    // The report, from the binary's log.
+    let index = tmp.join("analytics.idx");
+    std::fs::write(&index, docs::docs_index_bytes()).unwrap();
+    let (md, json) = (
+        tmp.join("analytics-report.md"),
+        tmp.join("analytics-report.json"),
+    );
+    // What `build-index report LOG --index IDX --out MD --json JSON` runs.
+    build_index::report::run(
+        std::slice::from_ref(&log),
+        Some(&index),
+        Some(&md),
+        Some(&json),
+    )
+    .unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let questions = asked.len();
+    assert_eq!(report["questions"], questions, "one line a question");
+    assert_eq!(report["answered"], answered.len());
+    assert_eq!(report["malformed_lines"], 0);
+    let groups = report["unanswered"].as_array().unwrap();
+    for (topic, _) in UNANSWERABLE {
+        let mine: Vec<&(&str, &str, usize)> = sent.iter().filter(|s| s.0 == topic).collect();
+        // The group that holds the topic's most asked question.
+        let group = groups
+            .iter()
+            .find(|g| {
+                g["examples"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e[0] == mine[0].1)
+            })
+            .unwrap_or_else(|| panic!("no group for {topic:?} in {groups:#?}"));
+        let total: usize = mine.iter().map(|s| s.2).sum();
+        assert_eq!(group["count"], total, "{topic}: {group:#}");
+        let examples: Vec<(String, usize)> =
+            serde_json::from_value(group["examples"].clone()).unwrap();
+        // Most asked first, then in the order of their words.
+        let mut expected: Vec<(String, usize)> =
+            mine.iter().map(|s| (s.1.to_string(), s.2)).collect();
+        expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        expected.truncate(3);
+        assert_eq!(examples, expected, "{topic}");
+    }
+    // Every unanswered question is in some group, once.
+    let grouped: u64 = groups.iter().map(|g| g["count"].as_u64().unwrap()).sum();
+    assert_eq!(grouped as usize, unanswered.len());
+    let down_groups = report["down_rated"].as_array().unwrap();
+    let rated: u64 = down_groups
+        .iter()
+        .map(|g| g["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(rated as usize, down.len());
+    let clients: Vec<String> = report["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["client"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(clients, ["http", "mcp", "widget"]);
+    let mcp_row = &report["clients"][1];
+    assert_eq!(mcp_row["names"][0][0], "report-e2e");
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("## Unanswered questions, grouped"), "{text}");
+    println!("{text}");
 }
 
 /// Request lines and bodies a loopback server received.

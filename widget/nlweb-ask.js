@@ -3,7 +3,10 @@
 // Server-Sent Events answer with fetch and a stream reader, renders the summary
 // with its numbered citations linked to the sources, then the sources, shows a
 // failure's message (NO_RESULTS, RATE_LIMITED with the wait), and keeps the
-// earlier questions (context.prev) for follow-ups. Theme it with CSS custom
+// earlier questions (context.prev) for follow-ups, and under each answer asks
+// whether it helped (a thumbs up or down, POSTed to <endpoint>/feedback with
+// the answer's query_id). It names itself with X-Ask-Client: widget, so that
+// the endpoint's analytics can tell its readers from other clients. Theme it with CSS custom
 // properties: --nlweb-ask-accent, --nlweb-ask-bg, --nlweb-ask-fg, --nlweb-ask-muted,
 // --nlweb-ask-radius, --nlweb-ask-font.
 // Renders into its own children (light DOM), so page styles and tests can see it.
@@ -17,6 +20,9 @@ nlweb-ask .nlweb-ask-error{color:#b91c1c}
 nlweb-ask .nlweb-ask-sources li{margin:.5em 0}
 nlweb-ask .nlweb-ask-sources p{margin:.2em 0;color:var(--nlweb-ask-muted,#555)}
 nlweb-ask a{color:var(--nlweb-ask-accent,#2563eb)}
+nlweb-ask .nlweb-ask-rate{display:flex;gap:.5em;align-items:center;color:var(--nlweb-ask-muted,#555)}
+nlweb-ask .nlweb-ask-rate button{display:inline-flex;padding:.3em .6em;background:transparent;color:inherit;border:1px solid var(--nlweb-ask-muted,#888)}
+nlweb-ask .nlweb-ask-rate button[aria-pressed="true"]{background:var(--nlweb-ask-accent,#2563eb);color:#fff}
 `;
 
 let styled = false;
@@ -37,6 +43,25 @@ function safeUrl(url) {
   } catch {
     return null;
   }
+}
+
+// A thumb drawn in SVG (an emoji needs a font the page may not have),
+// pointing up or down.
+function thumb(direction) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  for (const [k, v] of Object.entries({ viewBox: "0 0 24 24", width: "18", height: "18", "aria-hidden": "true", fill: "currentColor" })) {
+    svg.setAttribute(k, v);
+  }
+  const g = document.createElementNS(ns, "g");
+  if (direction === "down") g.setAttribute("transform", "rotate(180 12 12)");
+  const cuff = document.createElementNS(ns, "rect");
+  for (const [k, v] of Object.entries({ x: "2", y: "10", width: "4", height: "11", rx: "1" })) cuff.setAttribute(k, v);
+  const hand = document.createElementNS(ns, "path");
+  hand.setAttribute("d", "M8 10 12 3c1.5 0 2 1 1.6 2.5L13 9h7c1.2 0 2 1 1.7 2.2l-2.1 8.4c-.3.9-1 1.4-1.9 1.4H8z");
+  g.append(cuff, hand);
+  svg.append(g);
+  return svg;
 }
 
 class NlwebAsk extends HTMLElement {
@@ -84,10 +109,11 @@ class NlwebAsk extends HTMLElement {
     };
     const items = [];
     let summary = null;
+    let queryId = null;
     try {
       const res = await fetch(endpoint, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        headers: { "content-type": "application/json", accept: "text/event-stream", "x-ask-client": "widget" },
         body: JSON.stringify(body),
       });
       const type = res.headers.get("content-type") || "";
@@ -112,6 +138,7 @@ class NlwebAsk extends HTMLElement {
             .join("\n");
           if (!data) continue;
           const msg = JSON.parse(data);
+          if (msg.message_type === "start") queryId = msg.query_id;
           if (msg.message_type === "result" && msg.item) {
             if (msg.item["@type"] === "SearchSummary") summary = msg.item;
             else items.push(msg.item);
@@ -123,6 +150,7 @@ class NlwebAsk extends HTMLElement {
       }
       this.prev.push(text);
       this.render(summary, items);
+      if (queryId) this.out.append(this.rating(queryId));
     } catch (e) {
       this.fail({ error: { message: `The docs could not be asked (${e.message}).` } });
     } finally {
@@ -140,6 +168,43 @@ class NlwebAsk extends HTMLElement {
     this.status.textContent = "";
     this.out.replaceChildren(el("p", { class: "nlweb-ask-error", role: "alert" }, message));
     this.dispatchEvent(new CustomEvent("nlweb-ask:failure", { detail: err }));
+  }
+
+  // "Did this answer help?" with a thumbs up and down; a click sends the
+  // rating once (POST <endpoint>/feedback) and says whether it was received.
+  rating(queryId) {
+    const endpoint = (this.getAttribute("endpoint") || "/ask").split(/[?#]/)[0].replace(/\/+$/, "");
+    const note = el("span", { class: "nlweb-ask-rate-note", role: "status", tabindex: "-1" });
+    const box = el("div", { class: "nlweb-ask-rate", role: "group", "aria-label": "Did this answer help?" }, "Did this answer help?");
+    const send = async (rating, button) => {
+      for (const b of box.querySelectorAll("button")) b.disabled = true;
+      button.setAttribute("aria-pressed", "true");
+      let status = 0;
+      try {
+        const res = await fetch(`${endpoint}/feedback`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-ask-client": "widget" },
+          body: JSON.stringify({ query_id: queryId, rating }),
+        });
+        status = res.status;
+      } catch {}
+      note.textContent = status === 204 ? "Thanks for telling us." : "Your rating could not be sent.";
+      if (status !== 204) {
+        // Let the reader try again.
+        for (const b of box.querySelectorAll("button")) b.disabled = false;
+        button.setAttribute("aria-pressed", "false");
+      }
+      // The pressed button is disabled: keep the keyboard on the note.
+      note.focus();
+      this.dispatchEvent(new CustomEvent("nlweb-ask:feedback", { detail: { queryId, rating, status } }));
+    };
+    for (const [rating, label] of [["up", "Yes, it helped"], ["down", "No, it did not help"]]) {
+      const b = el("button", { type: "button", "aria-label": label, "aria-pressed": "false", "data-rating": rating }, thumb(rating));
+      b.addEventListener("click", () => send(rating, b));
+      box.append(b);
+    }
+    box.append(note);
+    return box;
   }
 
   render(summary, items) {

@@ -1,10 +1,12 @@
 //! The build-time half of nlweb-ask: reading `.mdx` docs into pages
-//! ([`mdx`], [`corpus`]), their sentence vectors ([`embed`]) and storing the index in S3 ([`upload`]). The
+//! ([`mdx`], [`corpus`]), their sentence vectors ([`embed`]) and storing the index in S3 ([`upload`]);
+//! and the content-gap report of a deployed endpoint's log ([`report`]). The
 //! `build-index` binary wires them to the command line.
 
 pub mod corpus;
 pub mod embed;
 pub mod mdx;
+pub mod report;
 pub mod upload;
 
 use std::collections::BTreeMap;

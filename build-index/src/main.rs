@@ -97,6 +97,20 @@ enum Command {
         #[arg(long, default_value_t = ask_index::search::HYBRID_WEIGHT)]
         hybrid_weight: f32,
     },
+    /// The content-gap report of a deployed endpoint: read its exported log (`sam logs --output json`, `aws logs filter-log-events`, or its standard output; files, or stdin) and write what readers asked, what went unanswered or was rated down (grouped), and the pages cited most and least, as Markdown and JSON.
+    Report {
+        /// Exported log files (none, or `-`: stdin).
+        files: Vec<PathBuf>,
+        /// The deployed index, to name the pages and list those never cited.
+        #[arg(long)]
+        index: Option<PathBuf>,
+        /// Write the Markdown page here (default: stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also write the report as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Write the sentence model's packed int8 form (what the Lambda loads: ask.model_dir) into a folder, checked against its pin.
     PackModel {
         /// The pinned model's folder (scripts/model.sh; default $ASK_MODEL_DIR).
@@ -160,6 +174,13 @@ fn main() {
             (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
         Some(Command::PackModel { model, out }) => pack_model(model_dir(model), &out),
+        Some(Command::Report {
+            files,
+            index,
+            out,
+            json,
+        }) => build_index::report::run(&files, index.as_deref(), out.as_deref(), json.as_deref())
+            .map(|_| ()),
         None => build(cli.build),
     };
     if let Err(e) = result {

@@ -1,10 +1,11 @@
 //! The NLWeb 0.55 protocol as this endpoint speaks it: request shapes as
 //! sent ([`shapes`]) and as normalised ([`request`]), failures with their codes and statuses ([`failure`]),
 //! response documents and SSE events ([`response`]), the public settings
-//! of `/config` ([`settings`]), the MCP server card and catalog ([`discovery`]), and how answers are
-//! written ([`wire`]). Every document the Lambda sends is built from these
+//! of `/config` ([`settings`]), the MCP server card and catalog ([`discovery`]), the analytics
+//! lines and the rating body ([`analytics`]), and how answers are written ([`wire`]). Every document the Lambda sends is built from these
 //! types; their JSON Schemas derive from the same definitions.
 
+pub mod analytics;
 pub mod discovery;
 pub mod failure;
 pub mod mcp;

@@ -153,6 +153,7 @@ pub fn document() -> Value {
     let resource_metadata = g.of::<super::response::ProtectedResourceMetadata>();
     let config = g.of::<super::settings::ConfigDocument>();
     let who = g.of::<super::response::WhoDocument>();
+    let feedback_body = g.named::<super::analytics::FeedbackRequest>("FeedbackRequest");
 
     // GET parameters, one per member of UrlParams.
     let params_schema = super::mcp::inline_schema::<UrlParams>();
@@ -369,6 +370,70 @@ pub fn document() -> Value {
                             )]),
                         ),
                         ("responses", ask_responses),
+                    ]),
+                ),
+                ("options", preflight()),
+            ]),
+        ),
+        (
+            super::analytics::FEEDBACK_PATH,
+            obj(&[
+                (
+                    "post",
+                    obj(&[
+                        ("operationId", s("feedback")),
+                        ("security", optional_bearer()),
+                        (
+                            "summary",
+                            s(
+                                "A reader's rating of an answer, by its query_id: written to the analytics log (the comment only with ask.log_queries); the widget sends X-Ask-Client: widget",
+                            ),
+                        ),
+                        (
+                            "requestBody",
+                            obj(&[
+                                ("required", Value::Bool(true)),
+                                (
+                                    "content",
+                                    obj(&[(
+                                        "application/json",
+                                        obj(&[("schema", feedback_body.clone())]),
+                                    )]),
+                                ),
+                            ]),
+                        ),
+                        (
+                            "responses",
+                            obj(&[
+                                (
+                                    "204",
+                                    obj(&[
+                                        ("description", s("Recorded; no body")),
+                                        (
+                                            "headers",
+                                            obj(&[
+                                                ("RateLimit-Policy", header_ref("RateLimit-Policy")),
+                                                ("RateLimit", header_ref("RateLimit")),
+                                            ]),
+                                        ),
+                                    ]),
+                                ),
+                                (
+                                    "400",
+                                    json(
+                                        "Not a rating (INVALID_REQUEST): a Content-Type other than application/json, a body that is not a JSON object, an unknown member, a query_id that is not 1 to 64 letters, digits, '-', '_' or '.', a rating other than up or down, a comment over 1,000 characters",
+                                        failure.clone(),
+                                        &[],
+                                    ),
+                                ),
+                                ("401", json("Unauthorized (ask.auth)", failure.clone(), &["WWW-Authenticate"])),
+                                ("403", json("Forbidden (ask.auth: the token lacks the scope)", failure.clone(), &["WWW-Authenticate"])),
+                                ("404", json("Switched off (Not Found)", not_found.clone(), &[])),
+                                ("405", json("Any method but POST", failure.clone(), &["Allow"])),
+                                ("413", json("Body over 64 KiB", failure.clone(), &[])),
+                                ("429", json("Rate limited", failure.clone(), &["Retry-After"])),
+                            ]),
+                        ),
                     ]),
                 ),
                 ("options", preflight()),

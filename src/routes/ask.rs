@@ -9,12 +9,13 @@ use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
 use tracing::Instrument;
 
+use crate::analytics::{Client, Query};
 use crate::config::Transport;
-use crate::exchange::{Started, Validator};
+use crate::exchange::{ColdStart, Started, Validator};
 use crate::protocol::response::Echo;
 use crate::protocol::{self, AskRequest, Failure, RawRequest, wire};
 use crate::reply;
-use crate::state::State;
+use crate::state::{State, request_id};
 
 /// GET or POST `/ask`.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
@@ -107,7 +108,7 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         (None, None) => state.new_query_id(parts),
     };
     if parsed.streaming && state.config.transport == Transport::Streaming {
-        return stream(state.clone(), parsed, query_id, echo, started);
+        return stream(state.clone(), parts, parsed, query_id, echo, started);
     }
     let t = Instant::now();
     let result = state.answer(&parsed, state.config.top_k).await;
@@ -127,6 +128,7 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         total_ms = started.elapsed().as_secs_f64() * 1e3,
         "answered"
     );
+    record(state, parts, &parsed, &query_id, result.as_ref(), started);
     // The timing layer adds the total.
     if let Ok(v) = format!("search;dur={search_ms:.3}").parse() {
         resp.headers_mut().insert("server-timing", v);
@@ -140,6 +142,7 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
 /// checked whole before it is sent), then `complete`.
 fn stream(
     state: State,
+    parts: &Parts,
     parsed: AskRequest,
     query_id: String,
     echo: Echo,
@@ -149,8 +152,19 @@ fn stream(
     let t = Instant::now();
     let found = match state.find(&parsed, state.config.top_k) {
         Ok(f) => f,
-        Err(f) => return reply::sse(wire::failure_stream(&f, &query_id, &echo)),
+        Err(f) => {
+            record(&state, parts, &parsed, &query_id, Err(&f), started);
+            return reply::sse(wire::failure_stream(&f, &query_id, &echo));
+        }
     };
+    record(
+        &state,
+        parts,
+        &parsed,
+        &query_id,
+        Ok(&found.answer),
+        started,
+    );
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut so_far = found.answer.clone();
     so_far.generator = found.writer(state.writer(&parsed));
@@ -204,4 +218,25 @@ fn stream(
         resp.headers_mut().insert("server-timing", v);
     }
     resp
+}
+
+/// The analytics line of a question (`crate::analytics`).
+fn record(
+    state: &State,
+    parts: &Parts,
+    parsed: &AskRequest,
+    query_id: &str,
+    result: Result<&wire::Answer, &Failure>,
+    started: Instant,
+) {
+    state.analytics.query(&Query {
+        route: "/ask",
+        client: Client::of(&parts.headers),
+        request_id: request_id(parts),
+        query_id,
+        request: parsed,
+        result,
+        latency_ms: started.elapsed().as_secs_f64() * 1e3,
+        cold_start: parts.extensions.get::<ColdStart>().is_some_and(|c| c.0),
+    });
 }

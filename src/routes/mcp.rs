@@ -7,12 +7,14 @@ use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::http::request::Parts;
 
-use crate::exchange::Meter;
+use crate::analytics::{Client, Query};
+use crate::exchange::{ColdStart, Meter, Started};
 use crate::mcp;
+use crate::protocol::mcp::meta::CLIENT_INFO as META_CLIENT_INFO;
 use crate::protocol::response::Document;
 use crate::protocol::{self, Failure, FailureDocument, RawRequest};
 use crate::reply;
-use crate::state::State;
+use crate::state::{State, request_id};
 
 /// POST `/mcp`.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
@@ -37,6 +39,7 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
         state: &state,
         parts: &parts,
         meter: parts.extensions.get::<Meter>().copied(),
+        body: &body,
     };
     reply::mcp(mcp::handle(&asker, &headers, &body).await)
 }
@@ -46,6 +49,23 @@ struct Asking<'a> {
     state: &'a State,
     parts: &'a Parts,
     meter: Option<Meter>,
+    body: &'a [u8],
+}
+
+impl Asking<'_> {
+    /// The MCP client's `clientInfo.name`, which a 2026-07-28 request
+    /// carries in its `_meta` (a handshake revision sends it with
+    /// `initialize` alone).
+    fn client(&self) -> Client {
+        let body: Option<serde_json::Value> = serde_json::from_slice(self.body).ok();
+        let name = body.as_ref().and_then(|b| {
+            b.pointer(&format!(
+                "/params/_meta/{}/name",
+                META_CLIENT_INFO.replace('/', "~1")
+            ))
+        });
+        Client::mcp(name.and_then(|n| n.as_str()))
+    }
 }
 
 impl mcp::Asker for Asking<'_> {
@@ -62,7 +82,11 @@ impl mcp::Asker for Asking<'_> {
 
     fn spend(&self, extra: u32) -> Result<(), Failure> {
         match self.meter {
-            Some(m) => m.spend(self.state, extra),
+            Some(m) => m.spend(self.state, extra).inspect_err(|f| {
+                if matches!(f, Failure::RateLimited { .. }) {
+                    self.state.analytics.throttled("/mcp");
+                }
+            }),
             // The rate limit layer gives every charged route its meter;
             // without one, no more work is done for free.
             None => Err(Failure::InternalError),
@@ -87,6 +111,26 @@ impl mcp::Asker for Asking<'_> {
             .unwrap_or_else(|| self.state.new_query_id(self.parts));
         let top_k = num_results.unwrap_or(self.state.config.top_k);
         let echo = self.state.echo(Some(&parsed));
-        mcp::document(&self.state.answer(&parsed, top_k).await, &query_id, &echo)
+        let started = self
+            .parts
+            .extensions
+            .get::<Started>()
+            .map_or_else(std::time::Instant::now, |s| s.0);
+        let result = self.state.answer(&parsed, top_k).await;
+        self.state.analytics.query(&Query {
+            route: "/mcp",
+            client: self.client(),
+            request_id: request_id(self.parts),
+            query_id: &query_id,
+            request: &parsed,
+            result: result.as_ref(),
+            latency_ms: started.elapsed().as_secs_f64() * 1e3,
+            cold_start: self
+                .parts
+                .extensions
+                .get::<ColdStart>()
+                .is_some_and(|c| c.0),
+        });
+        mcp::document(&result, &query_id, &echo)
     }
 }

@@ -12,6 +12,7 @@ use crate::state::State;
 pub mod ask;
 pub mod config;
 pub mod discovery;
+pub mod feedback;
 pub mod llms;
 pub mod mcp;
 pub mod metadata;
@@ -58,6 +59,15 @@ pub const ROUTES: &[Route] = &[
         guarded: true,
         charged: true,
         validator: Some(ask::validator as ValidatorFn),
+        cache: None,
+        any_origin: false,
+    },
+    Route {
+        path: feedback::PATH,
+        methods: "POST, OPTIONS",
+        guarded: true,
+        charged: true,
+        validator: None,
         cache: None,
         any_origin: false,
     },

@@ -3,8 +3,9 @@
 // demo page (widget/demo.html, served beside the endpoint), moves to the box
 // with the keyboard, types a question, presses Enter and waits for the answer;
 // checks the summary, its citation links and the sources; writes a screenshot;
-// then asks a question with no match (NO_RESULTS) and spends the bucket until
-// a 429 is shown (the endpoint is started with 3 requests a minute).
+// rates the answer down from the keyboard; then asks a question with no match
+// (NO_RESULTS) and spends the bucket until a 429 is shown (the endpoint is
+// started with 4 requests a minute).
 // Usage: node --experimental-websocket widget_browser.mjs <demo-url> <screenshot.png>
 // Chromium: $CHROMIUM or /usr/bin/chromium.
 import assert from "node:assert/strict";
@@ -153,6 +154,29 @@ assert.deepEqual(answer.prev, [question], "the question is kept for follow-ups")
 const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true });
 writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
 
+// The answer is rated down from the keyboard: the endpoint takes it (204).
+const rate = await evaluate(`(() => {
+  const g = document.querySelector("nlweb-ask .nlweb-ask-rate[role=group]");
+  return { label: g?.getAttribute("aria-label"), buttons: [...(g?.querySelectorAll("button") || [])].map((b) => b.getAttribute("aria-label")) };
+})()`);
+assert.deepEqual(rate, { label: "Did this answer help?", buttons: ["Yes, it helped", "No, it did not help"] });
+await evaluate(`(() => {
+  const b = document.querySelector("nlweb-ask");
+  window.rated = new Promise((r) => b.addEventListener("nlweb-ask:feedback", (e) => r(e.detail), { once: true }));
+  b.querySelector("[data-rating=down]").focus();
+})()`);
+await key("Enter", "Enter", 13, "\r");
+const rated = await evaluate(`window.rated`);
+assert.equal(rated.status, 204, `the rating is received: ${JSON.stringify(rated)}`);
+assert.equal(rated.rating, "down");
+assert.match(rated.queryId, /^[0-9a-f]{12}$/, "the answer's query_id, from its start event");
+assert.deepEqual(await evaluate(`(() => {
+  const g = document.querySelector("nlweb-ask .nlweb-ask-rate");
+  return [g.querySelector(".nlweb-ask-rate-note").textContent, [...g.querySelectorAll("button")].map((b) => [b.disabled, b.getAttribute("aria-pressed")]),
+    document.activeElement === g.querySelector(".nlweb-ask-rate-note")];
+})()`), ["Thanks for telling us.", [[true, "false"], [true, "true"]], true]);
+console.log(`rated query_id ${rated.queryId} down`);
+
 // 2. NO_RESULTS, in a fresh page: no earlier question to lean on.
 const reloaded = event("Page.loadEventFired");
 await send("Page.navigate", { url: demoUrl });
@@ -162,9 +186,10 @@ await ask("zzqxv blorptangle");
 const none = await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-error[role=alert]")?.textContent`);
 assert.equal(none, "Nothing in the docs matches that question.");
 
-// 3. The third request of the minute is answered, the fourth is a 429.
+// 3. The fourth request of the minute (the rating was one) is answered, the
+// fifth is a 429.
 await ask("deploy with sam");
-assert.ok(await evaluate(`!!document.querySelector("nlweb-ask .nlweb-ask-sources li")`), "third answer");
+assert.ok(await evaluate(`!!document.querySelector("nlweb-ask .nlweb-ask-sources li")`), "fourth request, answered");
 await ask("deploy with sam again");
 const limited = await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-error[role=alert]")?.textContent`);
 assert.match(limited ?? "", /^Too many questions; try again in \d+ seconds\.$/);

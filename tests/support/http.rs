@@ -94,12 +94,22 @@ pub fn dechunk(mut b: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A free loopback port.
+/// A free loopback port, never one handed out before in this process:
+/// the port is free once the probe closes, and tests that run at once
+/// could otherwise be given the same one (two emulators, one port).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// Waits until something accepts connections on `port`.

@@ -42,7 +42,8 @@ pub fn load(pairs: &[(&str, &str)]) -> Result<Config, nlweb_ask::config::ConfigE
     })
 }
 
-/// A handler over `index` with that configuration.
+/// A handler over `index` with that configuration, its analytics lines
+/// kept in memory (`state.analytics.lines()`), not printed.
 pub fn state(index: ask_index::Index, extra: &[(&str, &str)]) -> State {
-    State::with_clock(config(extra), index, Box::new(|| 0.0))
+    State::with_clock(config(extra), index, Box::new(|| 0.0)).with_analytics_in_memory()
 }
