@@ -19,12 +19,16 @@ use crate::protocol::{Answer, AskRequest, Failure};
 /// `<nlweb-ask>` widget).
 pub const CLIENT_HEADER: &str = "x-ask-client";
 
+/// Lines an in-memory sink keeps (the oldest go first): a test that
+/// sends thousands of requests must not see its memory grow with them.
+pub const MEMORY_LINES: usize = 1000;
+
 /// Where the lines go.
 enum Sink {
     /// Standard output, a line at a time.
     Stdout,
-    /// Kept, for tests.
-    Memory(Mutex<Vec<String>>),
+    /// The last [`MEMORY_LINES`] kept, for tests.
+    Memory(Mutex<std::collections::VecDeque<String>>),
 }
 
 /// The analytics of one Lambda environment.
@@ -130,10 +134,11 @@ impl Analytics {
         }
     }
 
-    /// Lines kept in memory ([`Analytics::lines`]), for tests.
+    /// Lines kept in memory ([`Analytics::lines`], the last
+    /// [`MEMORY_LINES`]), for tests.
     pub fn in_memory(log_queries: bool) -> Analytics {
         Analytics {
-            sink: Sink::Memory(Mutex::new(Vec::new())),
+            sink: Sink::Memory(Mutex::new(std::collections::VecDeque::new())),
             ..Analytics::new(log_queries)
         }
     }
@@ -141,7 +146,12 @@ impl Analytics {
     /// The lines written so far (in memory only; none on stdout).
     pub fn lines(&self) -> Vec<String> {
         match &self.sink {
-            Sink::Memory(m) => m.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            Sink::Memory(m) => m
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .cloned()
+                .collect(),
             Sink::Stdout => Vec::new(),
         }
     }
@@ -164,7 +174,13 @@ impl Analytics {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{line}").and_then(|_| out.flush());
             }
-            Sink::Memory(m) => m.lock().unwrap_or_else(|p| p.into_inner()).push(line),
+            Sink::Memory(m) => {
+                let mut kept = m.lock().unwrap_or_else(|p| p.into_inner());
+                if kept.len() == MEMORY_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
         }
     }
 

@@ -491,7 +491,7 @@ const UNANSWERABLE: [(&str, &[(&str, usize)]); 3] = [
 ];
 
 /// The release binary answers a few hundred mixed requests (the golden
-/// questions over GET, POST SSE from the widget and MCP, the unanswerable
+/// questions over GET, POST JSON, POST SSE from the widget and MCP, the unanswerable
 /// ones above, ratings up and down) with `ask.log_queries` on; its log is
 /// fed to `build-index report` (its library function: build-index's CLI
 /// tests run the command itself), whose groups must hold the unanswerable
@@ -604,12 +604,21 @@ fn the_report_groups_the_questions_the_binary_could_not_answer() {
             start["query_id"].as_str().unwrap().to_string(),
             answered,
         ));
+        // POST, the legacy flat body, generate mode, JSON.
+        let r = post(
+            port,
+            serde_json::json!({"query": q, "mode": "generate", "streaming": false})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{q}: {}", r.text());
+        asked.push(said(q, &serde_json::from_str(&r.text()).unwrap()));
         // MCP, every third question, each regime in turn.
         if i % 3 == 0 {
             asked.push(said(q, &mcp(q, i % 2 == 0, i)));
             requests += 1;
         }
-        requests += 2;
+        requests += 3;
     }
     let mut sent: Vec<(&str, &str, usize)> = Vec::new();
     let mut n = 0;
@@ -677,7 +686,7 @@ fn the_report_groups_the_questions_the_binary_could_not_answer() {
         assert_eq!(r.status, 204, "{}", r.text());
         requests += 1;
     }
-    assert!(requests >= 200, "{requests} requests");
+    assert!(requests >= 250, "{requests} requests");
     drop(ask);
 
     // The report, from the binary's log.

@@ -64,6 +64,7 @@ pub fn llms_txt(index: &Index, docs_base_url: &str, api_base_url: &str) -> Strin
         "\n## API\n\n\
          - [Ask]({api}/ask): NLWeb 0.55 `/ask` — GET `?query=…` or POST `{{\"query\":{{\"text\":…}}}}`; JSON or Server-Sent Events; modes list, summarize, generate\n\
          - [MCP]({api}/mcp): Model Context Protocol over Streamable HTTP (POST, JSON responses; revisions 2024-11-05 to 2026-07-28) with one tool, `ask`\n\
+         - [Feedback]({api}/ask/feedback): POST `{{\"query_id\":…,\"rating\":\"up\"}}` (or `\"down\"`) to rate an answer by its `query_id`; 204\n\
          - [MCP server card]({api}/mcp/server-card): the MCP server's card (name, version, where it answers, the revisions it serves)\n\
          - [OpenAPI]({api}/openapi.json): the OpenAPI 3.1 description of these endpoints\n\
          - [Sites]({api}/sites): the site this index serves, with its page and section counts and build id\n"
@@ -128,7 +129,11 @@ mod tests {
             txt.contains("- [MCP server card](https://api.x.dev/prod/mcp/server-card): "),
             "{txt}"
         );
-        assert_eq!(txt.matches("\n- [").count(), 3 + 5);
+        assert!(
+            txt.contains("- [Feedback](https://api.x.dev/prod/ask/feedback): "),
+            "{txt}"
+        );
+        assert_eq!(txt.matches("\n- [").count(), 3 + 6);
         assert_eq!(txt.matches("\n## ").count(), 2);
     }
 }
