@@ -1101,9 +1101,10 @@ fn writes_the_llms_txt_of_the_index_it_builds() {
     assert!(written.starts_with("# nlweb-ask\n\n> "), "{written}");
     assert_eq!(
         written.lines().filter(|l| l.starts_with("- [")).count(),
-        index.meta.pages as usize + 5
+        index.meta.pages as usize + 6
     );
     assert!(written.contains("(https://api.example.com/prod/mcp)"));
+    assert!(written.contains("(https://api.example.com/prod/ask/feedback)"));
     assert!(written.contains("(https://api.example.com/prod/mcp/server-card)"));
 }
 
