@@ -300,6 +300,8 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     # Hand-kept: the hybrid retriever's relevance and cost rows, from the
     # leave-one-corpus-out test and crates/embed/examples/speed.rs.
     L.append(open(os.path.join(REPO, "benches", "hybrid.md")).read())
+    # Hand-kept: the stored-text codecs (build-index/examples/codecs.rs).
+    L.append(open(os.path.join(REPO, "benches", "codecs.md")).read())
     # Hand-kept: the router's before and after (benches/compare.sh).
     L.append(open(os.path.join(REPO, "benches", "router.md")).read())
     L.extend(relevance())
