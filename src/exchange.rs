@@ -17,6 +17,19 @@ pub struct Started(pub Instant);
 #[derive(Clone, Copy, Debug)]
 pub struct ColdStart(pub bool);
 
+/// When the request arrived (now, for a request the layers did not see).
+pub fn started(parts: &lambda_http::http::request::Parts) -> Instant {
+    parts
+        .extensions
+        .get::<Started>()
+        .map_or_else(Instant::now, |s| s.0)
+}
+
+/// Whether the request is its environment's first.
+pub fn cold_start(parts: &lambda_http::http::request::Parts) -> bool {
+    parts.extensions.get::<ColdStart>().is_some_and(|c| c.0)
+}
+
 /// The strong validator the revalidation layer computed for a GET answer
 /// (its `ETag`; a generated `query_id` comes from it too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

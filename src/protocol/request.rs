@@ -385,8 +385,8 @@ pub fn parse(raw: &RawRequest, cfg: &Limits) -> Result<AskRequest, Failure> {
         .map(|s| {
             s.into_string()
                 .chars()
-                .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
-                .take(64)
+                .filter(|c| super::analytics::id_char(*c))
+                .take(super::analytics::MAX_QUERY_ID_CHARS)
                 .collect::<String>()
         })
         .filter(|s| !s.is_empty());

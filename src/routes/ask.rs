@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use crate::analytics::{Client, Query};
 use crate::config::Transport;
-use crate::exchange::{ColdStart, Started, Validator};
+use crate::exchange::{self, Validator};
 use crate::protocol::response::Echo;
 use crate::protocol::{self, AskRequest, Failure, RawRequest, wire};
 use crate::reply;
@@ -84,10 +84,7 @@ fn raw_request<'a>(parts: &'a Parts, body: &'a [u8]) -> RawRequest<'a> {
 }
 
 async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> Response {
-    let started = parts
-        .extensions
-        .get::<Started>()
-        .map_or_else(Instant::now, |s| s.0);
+    let started = exchange::started(parts);
     let hash = parts.extensions.get::<Validator>().map(|v| v.0);
     let parsed = match parsed {
         Ok(p) => p,
@@ -237,6 +234,6 @@ fn record(
         request: parsed,
         result,
         latency_ms: started.elapsed().as_secs_f64() * 1e3,
-        cold_start: parts.extensions.get::<ColdStart>().is_some_and(|c| c.0),
+        cold_start: exchange::cold_start(parts),
     });
 }

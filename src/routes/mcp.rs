@@ -8,7 +8,7 @@ use axum::response::Response;
 use lambda_http::http::request::Parts;
 
 use crate::analytics::{Client, Query};
-use crate::exchange::{ColdStart, Meter, Started};
+use crate::exchange::{self, Meter};
 use crate::mcp;
 use crate::protocol::mcp::meta::CLIENT_INFO as META_CLIENT_INFO;
 use crate::protocol::response::Document;
@@ -40,6 +40,7 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
         parts: &parts,
         meter: parts.extensions.get::<Meter>().copied(),
         body: &body,
+        client: std::sync::OnceLock::new(),
     };
     reply::mcp(mcp::handle(&asker, &headers, &body).await)
 }
@@ -50,6 +51,9 @@ struct Asking<'a> {
     parts: &'a Parts,
     meter: Option<Meter>,
     body: &'a [u8],
+    /// [`Asking::client`], read from the body once (a batch calls it for
+    /// each of its calls).
+    client: std::sync::OnceLock<Client>,
 }
 
 impl Asking<'_> {
@@ -57,14 +61,18 @@ impl Asking<'_> {
     /// carries in its `_meta` (a handshake revision sends it with
     /// `initialize` alone).
     fn client(&self) -> Client {
-        let body: Option<serde_json::Value> = serde_json::from_slice(self.body).ok();
-        let name = body.as_ref().and_then(|b| {
-            b.pointer(&format!(
-                "/params/_meta/{}/name",
-                META_CLIENT_INFO.replace('/', "~1")
-            ))
-        });
-        Client::mcp(name.and_then(|n| n.as_str()))
+        self.client
+            .get_or_init(|| {
+                let body: Option<serde_json::Value> = serde_json::from_slice(self.body).ok();
+                let name = body.as_ref().and_then(|b| {
+                    b.pointer(&format!(
+                        "/params/_meta/{}/name",
+                        META_CLIENT_INFO.replace('/', "~1")
+                    ))
+                });
+                Client::mcp(name.and_then(|n| n.as_str()))
+            })
+            .clone()
     }
 }
 
@@ -111,11 +119,7 @@ impl mcp::Asker for Asking<'_> {
             .unwrap_or_else(|| self.state.new_query_id(self.parts));
         let top_k = num_results.unwrap_or(self.state.config.top_k);
         let echo = self.state.echo(Some(&parsed));
-        let started = self
-            .parts
-            .extensions
-            .get::<Started>()
-            .map_or_else(std::time::Instant::now, |s| s.0);
+        let started = exchange::started(self.parts);
         let result = self.state.answer(&parsed, top_k).await;
         self.state.analytics.query(&Query {
             route: "/mcp",
@@ -125,11 +129,7 @@ impl mcp::Asker for Asking<'_> {
             request: &parsed,
             result: result.as_ref(),
             latency_ms: started.elapsed().as_secs_f64() * 1e3,
-            cold_start: self
-                .parts
-                .extensions
-                .get::<ColdStart>()
-                .is_some_and(|c| c.0),
+            cold_start: exchange::cold_start(self.parts),
         });
         mcp::document(&result, &query_id, &echo)
     }
