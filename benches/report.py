@@ -107,7 +107,7 @@ def main():
     plot_scale(scale)
 
     # Cold start and peak RSS, index from moto through the Runtime API emulator.
-    specs = ["smallest=" + os.path.join(REPO, "tests/data/index-v2.idx")]
+    specs = ["smallest=" + os.path.join(REPO, "tests/data/index-v4.idx")]
     specs += [f"{n}={builds[n]['path']}" for n in MDX + ["beir-scifact"]]
     # The deployed build (profile dist: fat LTO, one codegen unit, no
     # symbols) of ask and of a hello-world Lambda, timed the same way; the

@@ -279,11 +279,12 @@ pub async fn summarize(
         if let Some(c) = confidence.as_ref().filter(|c| !c.answered) {
             return not_answered_item(c, items, base_url);
         }
-        let texts: Vec<&str> = hits
+        let stored: Vec<_> = hits
             .iter()
             .take(summary::SECTIONS)
-            .map(|h| index.section(h.section).text)
+            .map(|h| index.section_text(h.section))
             .collect();
+        let texts: Vec<&str> = stored.iter().map(|t| &**t).collect();
         let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
         summary_item(&sentences, items, base_url)
     };
@@ -393,11 +394,11 @@ fn article(
     } else {
         format!("{} — {}", p.title, s.heading)
     };
-    let description = snippet(analyzer, s.text, p.description, terms);
+    let description = snippet(analyzer, &s.text, p.description, terms);
     let text = if s.text.is_empty() {
         p.description
     } else {
-        s.text
+        &s.text
     };
     let score = (h.score * 100.0).round() / 100.0;
     Article::new(

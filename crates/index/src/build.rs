@@ -8,9 +8,10 @@ use rayon::prelude::*;
 
 use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
+use crate::compact::{push_varint, quantize};
 use crate::hash::fnv1a64;
 use crate::index::{
-    B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, idf, impact,
+    B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, impact,
 };
 use crate::typo::{WordSet, plain_words};
 use crate::{Error, Result};
@@ -113,7 +114,7 @@ struct SectionTerms {
     words: Vec<String>,
 }
 
-/// All stored text in one string. Long strings are stored once however
+/// The short stored text in one string. Strings of 8 bytes or more are stored once however
 /// often they occur (a fragment inlined into many pages), and spans share them.
 #[derive(Default)]
 struct StringBlob {
@@ -130,13 +131,17 @@ fn text_hash(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// Strings at least this long are looked up before being stored again.
+/// Section texts at least this long are looked up before being stored
+/// again.
 const DEDUP_MIN_BYTES: usize = 64;
+/// The same for the short strings (a heading that repeats its page's title,
+/// a heading many pages share).
+const DEDUP_MIN_LABEL_BYTES: usize = 8;
 
 impl StringBlob {
     /// Stores `v` (or finds it stored) and returns its span.
     fn push(&mut self, v: &str) -> Result<[u32; 2]> {
-        let long = v.len() >= DEDUP_MIN_BYTES;
+        let long = v.len() >= DEDUP_MIN_LABEL_BYTES;
         let hash = if long { text_hash(v.as_bytes()) } else { 0 };
         let stored = if long {
             self.seen.get(&hash).and_then(|spans| {
@@ -170,6 +175,7 @@ impl StringBlob {
 /// per-section arrays, and the typo vocabulary.
 struct Stored {
     blob: StringBlob,
+    text: crate::blocks::Blocks,
     page_spans: U32s,
     page_boost: F32s,
     page_reference: Vec<u8>,
@@ -179,9 +185,13 @@ struct Stored {
     vocabulary: WordSet,
 }
 
+/// A long section text stored: its page, its section, its span.
+type SeenText = (usize, usize, [u32; 2]);
+
 fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> {
     let mut st = Stored {
         blob: StringBlob::default(),
+        text: crate::blocks::Blocks::default(),
         page_spans: U32s::new(),
         page_boost: F32s::new(),
         page_reference: Vec::with_capacity(pages.len()),
@@ -191,10 +201,10 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
         vocabulary: WordSet::default(),
     };
     // What an answer shows of each hit (page path, route, title; section
-    // heading, anchor) is stored first and the long texts after it, so
+    // heading, anchor) is stored first and the descriptions after it, so
     // that the labels of all hits sit together, not one a page between
     // texts: rendering an answer then reads a few cache lines, not one
-    // (or a miss) per field.
+    // (or a miss) per field. The sections' texts go to compressed blocks.
     let mut page_text = Vec::with_capacity(pages.len() * 4);
     let mut section_text = Vec::new();
     for (p, page) in pages.iter().enumerate() {
@@ -217,13 +227,38 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
             section_text.push([0, 0]);
         }
     }
+    let mut writer = crate::blocks::Writer::default();
+    // A long text met again (a fragment inlined into many pages) is stored
+    // once: found by its hash, compared with the section it came from.
+    let mut seen: HashMap<u64, Vec<SeenText>, std::hash::BuildHasherDefault<WordHash>> =
+        HashMap::default();
     let mut sections = section_text.chunks_exact_mut(3);
-    for (page, spans) in pages.iter().zip(page_text.chunks_exact_mut(4)) {
+    for (p, (page, spans)) in pages.iter().zip(page_text.chunks_exact_mut(4)).enumerate() {
         spans[3] = st.blob.push(&page.description)?;
-        for (section, spans) in page.sections.iter().zip(&mut sections) {
-            spans[2] = st.blob.push(&section.text)?;
+        for (s, (section, spans)) in page.sections.iter().zip(&mut sections).enumerate() {
+            let text = section.text.as_str();
+            if text.len() < DEDUP_MIN_BYTES {
+                spans[2] = writer.push(text)?;
+                continue;
+            }
+            let hash = text_hash(text.as_bytes());
+            let same = seen.get(&hash).and_then(|found| {
+                found
+                    .iter()
+                    .find(|(fp, fs, _)| pages[*fp].sections[*fs].text == text)
+                    .map(|(_, _, span)| *span)
+            });
+            spans[2] = match same {
+                Some(span) => span,
+                None => {
+                    let span = writer.push(text)?;
+                    seen.entry(hash).or_default().push((p, s, span));
+                    span
+                }
+            };
         }
     }
+    st.text = writer.finish()?;
     st.page_spans = page_text.into_iter().flatten().collect();
     st.section_spans = section_text.into_iter().flatten().collect();
     for a in analysed {
@@ -235,12 +270,11 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
 /// The sorted terms and their postings.
 struct Postings {
     terms: usize,
-    term_text: String,
-    term_end: U32s,
-    term_idf: F32s,
+    terms_text: crate::compact::Dictionary,
     term_postings_end: U32s,
-    postings_section: U32s,
-    postings_impact: F32s,
+    term_ids_end: U32s,
+    postings_ids: Vec<u8>,
+    postings_impact: Vec<u8>,
     n_sections: u32,
     n_postings: u64,
 }
@@ -298,32 +332,36 @@ fn postings(analysed: &[SectionTerms], interned: &[std::sync::Arc<str>]) -> Resu
     } else {
         lengths.iter().map(|&l| l as f64).sum::<f64>() as f32 / lengths.len() as f32
     };
-    let impacts: Vec<f32> = section
+    let impacts: Vec<u8> = section
         .par_iter()
         .zip(freq.par_iter())
-        .map(|(&s, &f)| impact(f as f32, lengths[s as usize] as f32, avg_len))
+        .map(|(&s, &f)| quantize(impact(f as f32, lengths[s as usize] as f32, avg_len)))
         .collect();
+    drop(freq);
 
-    let mut term_text = String::new();
-    let mut term_end = U32s::new();
-    let mut term_idf = F32s::new();
-    let mut start = 0u64;
+    let mut dictionary = crate::compact::Dictionary::default();
+    let mut term_ids_end = U32s::new();
+    let mut ids = Vec::with_capacity(section.len() * 2);
+    let mut start = 0usize;
     for (term, &end) in terms.iter().zip(&ends) {
-        term_text.push_str(term);
-        term_end.push(
-            u32::try_from(term_text.len()).map_err(|_| Error::TooLarge("term text over 4 GiB"))?,
-        );
-        term_idf.push(idf(n_sections, (end - start) as u32));
-        start = end;
+        dictionary.push(term)?;
+        let mut prev = 0;
+        for &s in &section[start..end as usize] {
+            push_varint(&mut ids, s - prev);
+            prev = s;
+        }
+        term_ids_end
+            .push(u32::try_from(ids.len()).map_err(|_| Error::TooLarge("postings over 4 GiB"))?);
+        start = end as usize;
     }
+    ids.shrink_to_fit();
     Ok(Postings {
         terms: terms.len(),
-        term_text,
-        term_end,
-        term_idf,
+        terms_text: dictionary,
         term_postings_end: ends.iter().map(|&e| e as u32).collect(),
-        postings_section: section.into_iter().collect(),
-        postings_impact: impacts.into_iter().collect(),
+        term_ids_end,
+        postings_ids: ids,
+        postings_impact: impacts,
         n_sections,
         n_postings,
     })
@@ -368,29 +406,26 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     );
     let (stored, postings) = (stored?, postings?);
 
-    let mut words = String::new();
-    let mut word_end = U32s::new();
+    let mut words = crate::compact::Dictionary::default();
     for w in stored.vocabulary.into_sorted(analyzer) {
-        words.push_str(&w);
-        word_end.push(u32::try_from(words.len()).map_err(|_| Error::TooLarge("words over 4 GiB"))?);
+        words.push(&w)?;
     }
 
     let data = IndexData {
         strings: crate::arrays::Text::Owned(stored.blob.s),
         page_spans: stored.page_spans,
-        section_page: stored.section_page,
+        section_page: crate::compact::Ascending(stored.section_page),
         section_level: stored.section_level,
         section_spans: stored.section_spans,
-        term_text: postings.term_text,
-        term_end: postings.term_end,
-        term_idf: postings.term_idf,
-        term_postings_end: postings.term_postings_end,
-        postings_section: postings.postings_section,
-        postings_impact: postings.postings_impact,
+        text: stored.text,
+        terms: postings.terms_text,
+        term_postings_end: crate::compact::Ascending(postings.term_postings_end),
+        term_ids_end: postings.term_ids_end,
+        postings_ids: crate::arrays::Blob::Owned(postings.postings_ids),
+        postings_impact: crate::arrays::Blob::Owned(postings.postings_impact),
         page_boost: stored.page_boost,
         page_reference: stored.page_reference,
         words,
-        word_end,
         vectors: crate::vectors::Vectors::default(),
     };
     let meta = BuildMeta {

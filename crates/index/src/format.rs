@@ -15,18 +15,19 @@
 //! Magic, version, lengths and checksum are read before any decoding, so a
 //! wrong, truncated or corrupted file is refused with a message that says
 //! what to run. A change to anything the payload holds is a version bump:
-//! `tests/data/index-v3.idx` is opened by a test to make that conscious
-//! (version 3 added the sections' sentence vectors).
+//! `tests/data/index-v4.idx` is opened by a test to make that conscious
+//! (version 3 added the sections' sentence vectors; version 4 compressed
+//! the sections' text in blocks, the section ids to varint gaps and the
+//! impacts to a byte, and derives each term's idf from its postings).
 
 use crate::analyzer::ANALYZER_ID;
-use crate::arrays::U32s;
 use crate::index::{BuildMeta, Index, IndexData};
 use crate::{Error, Result};
 
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";
 /// Format version written by this build; the only one it reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Size of the fixed prefix before the header.
 pub const PREFIX_LEN: usize = 32;
 
@@ -156,16 +157,16 @@ struct Borrowed<'a> {
     section_page: &'a [u8],
     section_level: &'a [u8],
     section_spans: &'a [u8],
-    term_text: &'a str,
-    term_end: &'a [u8],
-    term_idf: &'a [u8],
+    text_raw_end: &'a [u8],
+    text_packed_end: &'a [u8],
+    text_packed: &'a [u8],
+    terms: &'a [u8],
     term_postings_end: &'a [u8],
-    postings_section: &'a [u8],
+    postings_ids: &'a [u8],
     postings_impact: &'a [u8],
     page_boost: &'a [u8],
     page_reference: &'a [u8],
-    words: &'a str,
-    word_end: &'a [u8],
+    words: &'a [u8],
     vector_model: &'a str,
     vector_scales: &'a [u8],
     vector_codes: &'a [u8],
@@ -175,7 +176,8 @@ struct Borrowed<'a> {
 /// shares: its text and arrays are slices of `bytes`, not copies (one copy
 /// less of the file in memory, and no page faults to make one).
 pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
-    use crate::arrays::{F32s, Text, U32s};
+    use crate::arrays::{Blob, F32s, Text, U32s};
+    use crate::compact::{Ascending, Dictionary};
     let (l, crc) = layout(&bytes)?;
     check_crc(&bytes, &l, crc)?;
     let meta = decode_meta(&bytes[l.header.clone()])?;
@@ -190,25 +192,34 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
         strings: Text::shared(share(b.strings))
             .ok_or_else(|| Error::Invalid("stored text is not UTF-8".into()))?,
         page_spans: U32s::shared(share(b.page_spans)),
-        section_page: U32s::shared(share(b.section_page)),
+        section_page: Ascending::unpack(b.section_page, "section pages")?,
         section_level: b.section_level.to_vec(),
         section_spans: U32s::shared(share(b.section_spans)),
-        term_text: b.term_text.to_string(),
-        term_end: U32s::shared(share(b.term_end)),
-        term_idf: F32s::shared(share(b.term_idf)),
-        term_postings_end: U32s::shared(share(b.term_postings_end)),
-        postings_section: U32s::shared(share(b.postings_section)),
-        postings_impact: F32s::shared(share(b.postings_impact)),
+        text: crate::blocks::Blocks {
+            raw_end: U32s::shared(share(b.text_raw_end)),
+            packed_end: U32s::shared(share(b.text_packed_end)),
+            packed: Blob::Shared(share(b.text_packed)),
+        },
+        terms: Dictionary::unpack(b.terms, "terms")?,
+        term_postings_end: Ascending::unpack(b.term_postings_end, "term postings")?,
+        term_ids_end: U32s::new(),
+        postings_ids: Blob::Shared(share(b.postings_ids)),
+        postings_impact: Blob::Shared(share(b.postings_impact)),
         page_boost: F32s::shared(share(b.page_boost)),
         page_reference: b.page_reference.to_vec(),
-        words: b.words.to_string(),
-        word_end: U32s::shared(share(b.word_end)),
+        words: Dictionary::unpack(b.words, "typo vocabulary words")?,
         vectors: crate::vectors::Vectors {
             model: b.vector_model.to_string(),
             scales: F32s::shared(share(b.vector_scales)),
             codes: crate::arrays::Blob::Shared(share(b.vector_codes)),
         },
     };
+    let mut data = data;
+    if !data.term_postings_end.is_well_formed() {
+        return Err(Error::Invalid("term postings".into()));
+    }
+    data.term_ids_end = crate::compact::ids_ends(&data.postings_ids, &data.term_postings_end)
+        .ok_or_else(|| Error::Invalid("postings length".into()))?;
     data.validate(&meta)?;
     Ok(Index::new(meta, data))
 }
@@ -223,11 +234,8 @@ impl IndexData {
             (self.page_spans.is_well_formed(), "page spans"),
             (self.section_page.is_well_formed(), "section pages"),
             (self.section_spans.is_well_formed(), "section spans"),
-            (self.term_end.is_well_formed(), "term ends"),
-            (self.term_idf.is_well_formed(), "term idf"),
             (self.term_postings_end.is_well_formed(), "term postings"),
-            (self.postings_section.is_well_formed(), "postings"),
-            (self.postings_impact.is_well_formed(), "impacts"),
+            (self.term_ids_end.is_well_formed(), "term ids"),
         ] {
             if !ok {
                 return bad(what);
@@ -241,33 +249,38 @@ impl IndexData {
         if self.section_level.len() != n_sections || self.section_spans.len() != n_sections * 6 {
             return bad("section arrays disagree in length");
         }
-        let check_spans = |spans: &U32s| -> bool {
-            (0..spans.len() / 2).all(|i| {
-                let (a, b) = (spans.get(2 * i) as usize, spans.get(2 * i + 1) as usize);
-                a <= b && b <= self.strings.len()
-            })
-        };
-        if !check_spans(&self.page_spans) || !check_spans(&self.section_spans) {
+        self.text.validate()?;
+        let in_strings = |a: usize, b: usize| a <= b && b <= self.strings.len();
+        let pages_ok = (0..self.page_spans.len() / 2).all(|i| {
+            in_strings(
+                self.page_spans.get(2 * i) as usize,
+                self.page_spans.get(2 * i + 1) as usize,
+            )
+        });
+        // A section's heading and anchor are in the strings, its text in
+        // one block of the text stream.
+        let sections_ok = (0..self.section_spans.len() / 2).all(|i| {
+            let (a, b) = (
+                self.section_spans.get(2 * i) as usize,
+                self.section_spans.get(2 * i + 1) as usize,
+            );
+            if i % 3 == 2 {
+                self.text.span_is_whole(a, b)
+            } else {
+                in_strings(a, b)
+            }
+        });
+        if !pages_ok || !sections_ok {
             return bad("a text span is out of range");
         }
         if self.section_page.iter().any(|p| p as usize >= n_pages) {
             return bad("a section points past the last page");
         }
-        let n_terms = self.term_end.len();
-        if self.term_idf.len() != n_terms || self.term_postings_end.len() != n_terms {
+        let n_terms = self.terms.len();
+        if self.term_ids_end.len() != n_terms || self.term_postings_end.len() != n_terms {
             return bad("term arrays disagree in length");
         }
-        let mut prev = 0usize;
-        for i in 0..n_terms {
-            let e = self.term_end.get(i) as usize;
-            if e < prev || self.term_text.get(prev..e).is_none() {
-                return bad("term text offsets");
-            }
-            prev = e;
-        }
-        if prev != self.term_text.len() {
-            return bad("term text length");
-        }
+        // The dictionaries were checked when they were inflated.
         if !self.page_boost.is_well_formed()
             || self.page_boost.len() != n_pages
             || self.page_reference.len() != n_pages
@@ -280,39 +293,30 @@ impl IndexData {
         if !self.vectors.is_valid(n_sections) {
             return bad("sentence vectors disagree with the sections");
         }
-        if !self.word_end.is_well_formed() {
-            return bad("word ends");
-        }
-        let mut prev = 0usize;
-        for e in self.word_end.iter() {
-            let e = e as usize;
-            if e < prev || self.words.get(prev..e).is_none() {
-                return bad("word offsets");
-            }
-            prev = e;
-        }
-        if prev != self.words.len() {
-            return bad("words length");
-        }
-        let n_postings = self.postings_section.len();
-        if self.postings_impact.len() != n_postings {
-            return bad("postings arrays disagree in length");
-        }
-        let mut prev = 0usize;
-        for e in self.term_postings_end.iter() {
-            let e = e as usize;
-            if e < prev || e > n_postings {
+        let n_postings = self.postings_impact.len();
+        let (mut prev, mut prev_bytes) = (0usize, 0usize);
+        for (e, b) in self.term_postings_end.iter().zip(self.term_ids_end.iter()) {
+            let (e, b) = (e as usize, b as usize);
+            if e <= prev || e > n_postings || b < prev_bytes || b > self.postings_ids.len() {
                 return bad("postings offsets");
             }
-            prev = e;
+            // Every term's ids ascend, below the number of sections, in
+            // exactly its bytes: the search loop then reads them unchecked
+            // for overflow and never past its slice.
+            if !crate::compact::check(
+                &self.postings_ids[prev_bytes..b],
+                e - prev,
+                n_sections as u32,
+            ) {
+                return bad("a term's section ids");
+            }
+            (prev, prev_bytes) = (e, b);
         }
-        if prev != n_postings {
+        if prev != n_postings || prev_bytes != self.postings_ids.len() {
             return bad("postings length");
         }
-        // A max over all ids vectorises; an early-exit search would not.
-        let max_section = self.postings_section.iter().fold(0u32, u32::max);
-        if n_postings > 0 && max_section as usize >= n_sections {
-            return bad("a posting points past the last section");
+        if self.postings_impact.contains(&0) {
+            return bad("an impact of zero");
         }
         if meta.pages as usize != n_pages
             || meta.sections as usize != n_sections

@@ -147,47 +147,56 @@ pub struct Index {
     term_table: std::sync::OnceLock<Vec<u32>>,
     /// The same for the typo vocabulary's words.
     word_table: std::sync::OnceLock<Vec<u32>>,
+    /// The text blocks read last, decompressed.
+    text_cache: crate::blocks::Cache,
 }
 
 /// The payload: flat arrays only (decoded by `format::decode_bytes`,
 /// field by field, as slices of the file).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct IndexData {
-    /// All stored text, concatenated. Encoded exactly like a `String`,
-    /// checked to be UTF-8 once when decoded (about 0.3 ms for 6 MB), so
-    /// a span read per answer only checks its ends.
+    /// The short stored text (paths, routes, titles, descriptions,
+    /// headings, anchors), concatenated. Encoded exactly like a `String`,
+    /// checked to be UTF-8 once when decoded, so a span read per answer
+    /// only checks its ends.
     pub strings: crate::arrays::Text,
-    /// Per page: path, route, title, description spans (8 values a page).
+    /// Per page: path, route, title, description spans in `strings` (8
+    /// values a page).
     pub page_spans: U32s,
-    /// Per section: its page.
-    pub section_page: U32s,
+    /// Per section: its page (ascending: deflated gaps in the file).
+    pub section_page: crate::compact::Ascending,
     /// Per section: heading level.
     #[serde(with = "serde_bytes")]
     pub section_level: Vec<u8>,
-    /// Per section: heading, anchor, text spans (6 values a section).
+    /// Per section: heading and anchor spans in `strings`, then its text's
+    /// span in the text stream of `text` (6 values a section).
     pub section_spans: U32s,
-    /// Sorted distinct terms, concatenated.
-    pub term_text: String,
-    /// Per term: end offset in `term_text` (start is the previous end).
-    pub term_end: U32s,
-    /// Per term: inverse document frequency.
-    pub term_idf: F32s,
-    /// Per term: end offset in the postings arrays.
-    pub term_postings_end: U32s,
-    /// Postings: section ids, ascending within a term.
-    pub postings_section: U32s,
-    /// Postings: BM25 term-frequency factor.
-    pub postings_impact: F32s,
+    /// The sections' text, compressed in blocks.
+    pub text: crate::blocks::Blocks,
+    /// Sorted distinct terms (deflated in the file).
+    pub terms: crate::compact::Dictionary,
+    /// Per term: end of its postings, counted in postings (the start is
+    /// the previous end; their number is the term's document frequency;
+    /// deflated gaps in the file).
+    pub term_postings_end: crate::compact::Ascending,
+    /// Per term: end of its section ids in `postings_ids`, in bytes. Not
+    /// in the file: found when it is decoded ([`crate::compact::ids_ends`]).
+    #[serde(skip)]
+    pub term_ids_end: U32s,
+    /// Postings: each term's section ids, ascending, as varint gaps
+    /// ([`crate::compact`]).
+    pub postings_ids: crate::arrays::Blob,
+    /// Postings: BM25 term-frequency factor, a byte each
+    /// ([`crate::compact::quantize`]).
+    pub postings_impact: crate::arrays::Blob,
     /// Per page: its weight (frontmatter `search.boost`, else 1).
     pub page_boost: F32s,
     /// Per page: 1 for a generated reference page, else 0.
     #[serde(with = "serde_bytes")]
     pub page_reference: Vec<u8>,
     /// The docs' words for typo correction (see [`crate::typo`]), sorted by
-    /// length then text, concatenated.
-    pub words: String,
-    /// Per word: end offset in `words`.
-    pub word_end: U32s,
+    /// length then text (deflated in the file).
+    pub words: crate::compact::Dictionary,
     /// Per section: its sentence vector, quantised (none when built
     /// without a model).
     pub vectors: crate::vectors::Vectors,
@@ -206,8 +215,8 @@ pub struct Page<'a> {
     pub description: &'a str,
 }
 
-/// A section, borrowed from the index.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A section, borrowed from the index (its text from a decompressed block).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Section<'a> {
     /// Index of its page.
     pub page: u32,
@@ -218,7 +227,7 @@ pub struct Section<'a> {
     /// Heading level (0 = intro).
     pub level: u8,
     /// Plain text.
-    pub text: &'a str,
+    pub text: crate::blocks::TextRef,
 }
 
 /// Lucene's BM25 idf: never negative.
@@ -253,6 +262,7 @@ impl Index {
             word_lookup: std::sync::OnceLock::new(),
             term_table: std::sync::OnceLock::new(),
             word_table: std::sync::OnceLock::new(),
+            text_cache: crate::blocks::Cache::default(),
         }
     }
 
@@ -294,7 +304,7 @@ impl Index {
 
     /// Number of distinct terms.
     pub fn term_count(&self) -> usize {
-        self.data.term_end.len()
+        self.data.terms.len()
     }
 
     /// Page `i`'s weight (frontmatter `search.boost`, else 1).
@@ -339,7 +349,8 @@ impl Index {
         (f(0), f(1))
     }
 
-    /// Section `i`; panics if out of range.
+    /// Section `i`, its text decompressed (or taken from the cache of
+    /// blocks read last); panics if out of range.
     pub fn section(&self, i: u32) -> Section<'_> {
         let d = &self.data;
         let f = |k: usize| d.span(&d.section_spans, i as usize * 3 + k);
@@ -348,8 +359,19 @@ impl Index {
             heading: f(0),
             anchor: f(1),
             level: d.section_level[i as usize],
-            text: f(2),
+            text: self.section_text(i),
         }
+    }
+
+    /// Section `i`'s text; panics if out of range.
+    pub fn section_text(&self, i: u32) -> crate::blocks::TextRef {
+        let d = &self.data;
+        let k = i as usize * 6 + 4;
+        let (a, b) = (
+            d.section_spans.get(k) as usize,
+            d.section_spans.get(k + 1) as usize,
+        );
+        self.text_cache.text(&d.text, a, b)
     }
 
     /// The term's id, from a hash table of the sorted terms (built on the
@@ -358,7 +380,7 @@ impl Index {
         let d = &self.data;
         let table = self
             .term_table
-            .get_or_init(|| hash_table(d.term_end.len(), |i| d.term(i).as_bytes()));
+            .get_or_init(|| hash_table(d.terms.len(), |i| d.term(i).as_bytes()));
         lookup(table, term.as_bytes(), |i| d.term(i).as_bytes()).map(|i| i as u32)
     }
 
@@ -368,35 +390,25 @@ impl Index {
         let d = &self.data;
         let table = self
             .word_table
-            .get_or_init(|| hash_table(d.word_end.len(), |i| d.word(i).as_bytes()));
+            .get_or_init(|| hash_table(d.words.len(), |i| d.word(i).as_bytes()));
         lookup(table, w, |i| d.word(i).as_bytes())
     }
 
     /// Whether `section` contains `term` (in its text, heading or page
-    /// title): a binary search of the term's postings, which are in section
-    /// order.
+    /// title): a scan of the term's section ids, which ascend, up to it.
     pub fn section_has_term(&self, term: &str, section: u32) -> bool {
         let Some(id) = self.term_id(term) else {
             return false;
         };
         let d = &self.data;
-        let postings = d.postings_of(id as usize);
-        let (mut lo, mut hi) = (postings.start, postings.end);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match d.postings_section.get(mid).cmp(&section) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return true,
-            }
-        }
-        false
+        crate::compact::Ids::new(d.ids_of(id as usize))
+            .find(|&s| s >= section)
+            .is_some_and(|s| s == section)
     }
 
     /// The idf of a term, if indexed.
     pub fn idf(&self, term: &str) -> Option<f32> {
-        self.term_id(term)
-            .map(|id| self.data.term_idf.get(id as usize))
+        self.term_id(term).map(|id| self.data.term_idf(id as usize))
     }
 
     /// The `k` best sections for `query`, best first (ties: lower id first).
@@ -429,33 +441,36 @@ impl Index {
             touched.clear();
             let n = d.section_page.len();
             // Resolve terms and postings ranges first.
-            let lists: Vec<(f32, usize, usize)> = terms
+            let lists: Vec<(f32, usize, usize, usize)> = terms
                 .iter()
                 .filter_map(|(term, weight)| {
                     let id = self.term_id(term)? as usize;
                     let postings = d.postings_of(id);
-                    Some((d.term_idf.get(id) * weight, postings.start, postings.end))
+                    // The impacts are stored in steps: one multiply per
+                    // posting, as with the exact factor.
+                    let w = d.term_idf(id) * weight * crate::compact::IMPACT_STEP;
+                    Some((w, id, postings.start, postings.end))
                 })
                 .collect();
-            let total: usize = lists.iter().map(|(_, a, b)| b - a).sum();
+            let total: usize = lists.iter().map(|(_, _, a, b)| b - a).sum();
             // Many postings: accumulate without bookkeeping and scan every
             // section. Few: remember which sections were touched.
             let dense = total * 4 >= n;
             let scores = &mut scores[..n];
-            for &(idf, start, end) in &lists {
-                let ids = d.postings_section.iter_range(start, end);
-                let imps = d.postings_impact.iter_range(start, end);
+            for &(w, id, start, end) in &lists {
+                let ids = crate::compact::Ids::new(d.ids_of(id));
+                let imps = &d.postings_impact[start..end];
                 if dense {
-                    for (s, imp) in ids.zip(imps) {
-                        scores[s as usize] += idf * imp;
+                    for (s, &q) in ids.zip(imps) {
+                        scores[s as usize] += w * f32::from(q);
                     }
                 } else {
-                    for (s, imp) in ids.zip(imps) {
+                    for (s, &q) in ids.zip(imps) {
                         let slot = &mut scores[s as usize];
                         if *slot == 0.0 {
                             touched.push(s);
                         }
-                        *slot += idf * imp;
+                        *slot += w * f32::from(q);
                     }
                 }
             }
@@ -500,23 +515,31 @@ impl IndexData {
         start..self.term_postings_end.get(id) as usize
     }
 
-    /// Word `i` of the typo vocabulary.
-    pub(crate) fn word(&self, i: usize) -> &str {
-        let start = if i == 0 {
+    /// Term `id`'s section ids, as varint gaps.
+    pub(crate) fn ids_of(&self, id: usize) -> &[u8] {
+        let start = if id == 0 {
             0
         } else {
-            self.word_end.get(i - 1) as usize
+            self.term_ids_end.get(id - 1) as usize
         };
-        &self.words[start..self.word_end.get(i) as usize]
+        &self.postings_ids[start..self.term_ids_end.get(id) as usize]
+    }
+
+    /// Term `id`'s idf, from its document frequency.
+    pub(crate) fn term_idf(&self, id: usize) -> f32 {
+        idf(
+            self.section_page.len() as u32,
+            self.postings_of(id).len() as u32,
+        )
+    }
+
+    /// Word `i` of the typo vocabulary.
+    pub(crate) fn word(&self, i: usize) -> &str {
+        self.words.get(i)
     }
 
     fn term(&self, i: usize) -> &str {
-        let start = if i == 0 {
-            0
-        } else {
-            self.term_end.get(i - 1) as usize
-        };
-        &self.term_text[start..self.term_end.get(i) as usize]
+        self.terms.get(i)
     }
 }
 

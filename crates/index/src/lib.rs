@@ -3,6 +3,8 @@
 //! - [`analyzer`]: which terms a text contains (build and query time alike);
 //! - [`index`]: pages, sections, postings, BM25 scoring, building;
 //! - [`format`]: the versioned, checksummed file layout;
+//! - [`blocks`]: the sections' text, compressed in blocks;
+//! - [`compact`]: postings in few bytes;
 //! - [`boost`]: per-path page weights a docs team sets;
 //! - [`synonyms`]: a docs team's synonym groups;
 //! - [`typo`]: correcting the question's words against the docs' words;
@@ -14,8 +16,10 @@
 
 pub mod analyzer;
 pub mod arrays;
+pub mod blocks;
 pub mod boost;
 pub mod build;
+pub mod compact;
 pub mod format;
 mod hash;
 pub mod index;
@@ -44,7 +48,7 @@ pub enum Error {
     BadMagic,
     /// Written by another format version.
     #[error(
-        "index format version {found}, this build reads version {expected}; rebuild it with this release's `build-index`"
+        "index format version {found}, this build reads version {expected}; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`, or `--upload s3://BUCKET/KEY`) and deploy the new file"
     )]
     Version {
         /// Version in the file.

@@ -374,7 +374,7 @@ impl Index {
         let first = word.as_bytes()[0];
         let lookup = self
             .word_lookup
-            .get_or_init(|| WordLookup::new(d.word_end.len(), |i| d.word(i)));
+            .get_or_init(|| WordLookup::new(d.words.len(), |i| d.word(i)));
         // The words within reach, by length. Within one typo, only words
         // with the same first letter (another first letter counts two);
         // within two, also the words one edit at the front away (another
@@ -604,10 +604,13 @@ mod tests {
         use crate::index::tests::{opts, sample_pages};
         let a = Analyzer::new();
         let mut idx = crate::build(&sample_pages(), &opts(), &a).unwrap();
-        let first_end = idx.data.word_end.get(0);
-        let mut ends: Vec<u32> = vec![0];
-        ends.extend(idx.data.word_end.iter());
-        idx.data.word_end = ends.into_iter().collect();
+        let first_end = idx.data.words.get(0).len();
+        let mut words = crate::compact::Dictionary::default();
+        words.push("").unwrap();
+        for i in 0..idx.data.words.len() {
+            words.push(idx.data.words.get(i)).unwrap();
+        }
+        idx.data.words = words;
         idx.data.validate(&idx.meta).unwrap();
         assert!(first_end > 0);
         for typed in ["buckte", "requestss", "tokenbuckte"] {

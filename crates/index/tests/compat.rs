@@ -1,8 +1,9 @@
-//! The committed `tests/data/index-v3.idx` must keep opening: a change to
+//! The committed `tests/data/index-v4.idx` must keep opening: a change to
 //! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
-//! So must `index-v3-vectors.idx`, the same corpus with sentence vectors.
-//! Version 2 indexes (no vectors) are refused with a message that names
-//! the command that rebuilds them.
+//! So must `index-v4-vectors.idx`, the same corpus with sentence vectors.
+//! Version 3 indexes (text stored raw, postings of 8 bytes) and version 2
+//! ones (no vectors) are refused with a message that names the command that
+//! rebuilds them.
 
 use ask_index::{Analyzer, FORMAT_VERSION, decode, search};
 
@@ -12,9 +13,9 @@ fn committed(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn opens_the_committed_v3_indexes() {
-    opens("index-v3.idx");
-    let idx = opens("index-v3-vectors.idx");
+fn opens_the_committed_v4_indexes() {
+    opens("index-v4.idx");
+    let idx = opens("index-v4-vectors.idx");
     assert_eq!(idx.vectors().len(), 4);
     assert_eq!(idx.vectors().dim(), 384);
     assert!(idx.vectors().model.starts_with("all-MiniLM-L6-v2"));
@@ -31,11 +32,17 @@ fn opens_the_committed_v3_indexes() {
 }
 
 #[test]
-fn refuses_version_2_naming_the_command_that_rebuilds_it() {
-    for name in ["index-v2.idx", "index-v2-interleaved.idx"] {
+fn refuses_versions_2_and_3_naming_the_command_that_rebuilds_them() {
+    for (name, version) in [
+        ("index-v3.idx", 3),
+        ("index-v2.idx", 2),
+        ("index-v2-interleaved.idx", 2),
+    ] {
         let e = decode(&committed(name)).unwrap_err().to_string();
         assert!(
-            e.contains("format version 2") && e.contains("`build-index`"),
+            e.contains(&format!(
+                "format version {version}, this build reads version 4"
+            )) && e.contains("`build-index --corpus DOCS --out PATH`"),
             "{e}"
         );
     }
@@ -45,10 +52,10 @@ fn opens(name: &str) -> ask_index::Index {
     let bytes = committed(name);
     assert_eq!(&bytes[..8], b"NLWASKIX");
     assert_eq!(
-        FORMAT_VERSION, 3,
+        FORMAT_VERSION, 4,
         "a new version needs a new committed index"
     );
-    let idx = decode(&bytes).expect("v3 index decodes");
+    let idx = decode(&bytes).expect("v4 index decodes");
     assert_eq!(idx.meta.pages, 2);
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");

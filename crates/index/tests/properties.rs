@@ -1,10 +1,13 @@
-//! Property tests against slow, obvious oracles: top-k from the postings
-//! equals brute-force BM25 over every section; decode(encode(x)) == x; no byte
-//! string makes the loader panic.
+//! Property tests against slow, obvious oracles: top-k from the compact
+//! postings equals brute-force BM25 over every section (with each impact
+//! rounded to its stored byte, and within that rounding of the exact
+//! scores); stored text reads back through its compressed blocks;
+//! decode(encode(x)) == x; no byte string makes the loader panic.
 
 use std::collections::HashSet;
 
 use ask_index::build::section_terms;
+use ask_index::compact::{IMPACT_STEP, dequantize, quantize};
 use ask_index::index::{idf, impact};
 use ask_index::{Analyzer, BuildOptions, PageInput, SectionInput, Weights, build, decode, encode};
 use proptest::prelude::*;
@@ -73,8 +76,9 @@ fn opts() -> BuildOptions {
     }
 }
 
-/// Scores every section from scratch with the textbook formula.
-fn brute_force(pages: &[PageInput], a: &Analyzer, query: &str) -> Vec<(u32, f32)> {
+/// Scores every section from scratch with the textbook formula, each
+/// term-frequency factor as stored (`stored`) or exact.
+fn brute_force(pages: &[PageInput], a: &Analyzer, query: &str, stored: bool) -> Vec<(u32, f32)> {
     let mut docs: Vec<(std::collections::HashMap<String, u32>, u32)> = Vec::new();
     for p in pages {
         for s in &p.sections {
@@ -89,7 +93,13 @@ fn brute_force(pages: &[PageInput], a: &Analyzer, query: &str) -> Vec<(u32, f32)
         for t in a.analyze(query) {
             if let Some(&f) = tf.get(&t) {
                 let df = docs.iter().filter(|d| d.0.contains_key(&t)).count() as u32;
-                score += idf(n, df) * impact(f as f32, *len as f32, avg);
+                let exact = impact(f as f32, *len as f32, avg);
+                let factor = if stored {
+                    dequantize(quantize(exact))
+                } else {
+                    exact
+                };
+                score += idf(n, df) * factor;
             }
         }
         if score > 0.0 {
@@ -108,7 +118,7 @@ proptest! {
         let a = Analyzer::new();
         let idx = build(&pages, &opts(), &a).unwrap();
         let got = idx.search(&a, &query, k);
-        let want = brute_force(&pages, &a, &query);
+        let want = brute_force(&pages, &a, &query, true);
         prop_assert_eq!(got.len(), want.len().min(k));
         for (g, w) in got.iter().zip(&want) {
             // Float sums may differ in the last bits: compare scores, and ids
@@ -120,6 +130,45 @@ proptest! {
         for (id, s) in &want {
             if *s > cutoff + 1e-3 {
                 prop_assert!(got_ids.contains(id), "missing {} ({}) in {:?}", id, s, got);
+            }
+        }
+    }
+
+    #[test]
+    fn stored_factors_keep_scores_within_half_a_step_of_exact(pages in pages(), query in text()) {
+        let a = Analyzer::new();
+        let stored = brute_force(&pages, &a, &query, true);
+        let exact: std::collections::HashMap<u32, f32> =
+            brute_force(&pages, &a, &query, false).into_iter().collect();
+        prop_assert_eq!(stored.len(), exact.len());
+        let n = pages.iter().map(|p| p.sections.len()).sum::<usize>() as u32;
+        // Each query term adds at most idf * (half a step) of error.
+        let bound: f32 = a.analyze(&query).iter().map(|_| idf(n, 1) * IMPACT_STEP / 2.0).sum();
+        for (id, s) in &stored {
+            prop_assert!((s - exact[id]).abs() <= bound + 1e-4, "{} {} {}", s, exact[id], bound);
+        }
+    }
+
+    #[test]
+    fn stored_text_reads_back_after_decoding(pages in pages(), repeat in 1usize..600) {
+        // Long texts: several blocks, and texts that fill one alone.
+        let pages: Vec<PageInput> = pages
+            .into_iter()
+            .map(|mut p| {
+                for s in &mut p.sections {
+                    s.text = s.text.repeat(repeat);
+                }
+                p
+            })
+            .collect();
+        let a = Analyzer::new();
+        let idx = decode(&encode(&build(&pages, &opts(), &a).unwrap()).unwrap()).unwrap();
+        let mut k = 0u32;
+        for p in &pages {
+            for s in &p.sections {
+                prop_assert_eq!(&*idx.section(k).text, s.text.as_str());
+                prop_assert_eq!(&*idx.section_text(k), s.text.as_str());
+                k += 1;
             }
         }
     }
