@@ -124,8 +124,69 @@ def main():
     binary_bytes = {"release ask": os.path.getsize(ask), "dist ask": os.path.getsize(dist_ask),
                     "dist hello-world": os.path.getsize(hello)}
 
+    # Index format 4 against format 3, side by side (benches/compare_index.sh).
+    head = sh(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
+    formats = [json.loads(l) for l in sh(["bash", "benches/compare_index.sh", INDEX_BASELINE, head]).stdout.splitlines()
+               if l.startswith("{")]
+
     write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
-          binary_bytes, cold_release)
+          binary_bytes, cold_release, formats, head)
+
+
+# The last commit that wrote index format 3: the "before" of issue 28.
+INDEX_BASELINE = "6cc7838"
+
+
+def format_section(formats, head):
+    """The table of benches/compare_index.sh's JSON lines: format 3 (INDEX_BASELINE) against HEAD's."""
+    revs = [INDEX_BASELINE, head]
+    L = ["## Index format 4 against format 3 (issue 28: `benches/compare_index.sh`)\n"]
+    L.append(f"Both revisions built in worktrees and run in one go, alternating: {INDEX_BASELINE} (format 3, the "
+             f"last before issue 28) and {head}. Index bytes as each one's `build-index --no-model` writes them; "
+             "the scaling bench at 50× aws-amplify's sections (one process each; peak RSS is the process's growth "
+             "after the corpus was generated: build, encode, decode, queries); the dist `ask`'s cold start from "
+             "moto on loopback, 20 starts a round, over each revision's own smallest index and aws-amplify's (the "
+             "S3 bytes fetched are the index's bytes); the handler's single list-mode requests over prefect "
+             "(event to response bytes: the served path, with the text of each hit shown).\n")
+    L.append("| measure | format 3 | format 4 | format 4 / format 3 | goal |")
+    L.append("|---|---|---|---|---|")
+    size = {(f["rev"], f["corpus"]): f["index_bytes"] for f in formats if "corpus" in f}
+    for corpus in MDX + ["beir-scifact"]:
+        a, b = size[(revs[0], corpus)], size[(revs[1], corpus)]
+        L.append(f"| {corpus} index bytes | {a:,} | {b:,} | **{b / a:.3f}** | ≤ 0.40: {'met' if b / a <= 0.40 else 'missed'} |")
+    scale = {r: [f for f in formats if f.get("scale") and f["rev"] == r] for r in revs}
+    med = lambda xs: statistics.median(xs)
+    rss = [med([f["peak_rss_mb"] for f in scale[r]]) for r in revs]
+    L.append(f"| peak RSS at 50× (MB, median of {len(scale[revs[0]])}) | {rss[0]:.0f} | {rss[1]:.0f} | **{rss[1] / rss[0]:.3f}** | "
+             f"≤ 0.45: {'met' if rss[1] / rss[0] <= 0.45 else 'missed'} |")
+    for key, name in [("bytes", "index bytes at 50×"), ("p50_us", "query p50 at 50× (µs)"), ("p99_us", "query p99 at 50× (µs)")]:
+        v = [med([f[key] for f in scale[r]]) for r in revs]
+        L.append(f"| {name} | {v[0]:,.0f} | {v[1]:,.0f} | {v[1] / v[0]:.3f} | – |")
+    cold = {(f["rev"], f["name"]): [] for f in formats if "cold_ms_median" in f}
+    for f in formats:
+        if "cold_ms_median" in f:
+            cold[(f["rev"], f["name"])].append(f)
+    inc, fetch, cold_p50, nbytes = [], [], [], []
+    for r in revs:
+        amp = med([f["cold_ms_median"] for f in cold[(r, "aws-amplify")]])
+        small = med([f["cold_ms_median"] for f in cold[(r, "smallest")]])
+        inc.append(amp - small)
+        cold_p50.append(amp)
+        fetch.append(med([f["phases_p50"]["s3_fetch"] for f in cold[(r, "aws-amplify")]]))
+        nbytes.append(cold[(r, "aws-amplify")][0]["index_bytes"])
+    rounds = len(cold[(revs[0], "aws-amplify")])
+    L.append(f"| cold start over aws-amplify, p50 (ms, median of {rounds} rounds) | {cold_p50[0]:.1f} | {cold_p50[1]:.1f} | {cold_p50[1] / cold_p50[0]:.3f} | – |")
+    L.append(f"| of which over the smallest index (ms) | {inc[0]:.1f} | {inc[1]:.1f} | **{inc[1] / inc[0]:.3f}** | "
+             f"≤ 0.55: {'met' if inc[1] / inc[0] <= 0.55 else 'missed'} |")
+    L.append(f"| S3 bytes fetched / fetch p50 (ms) | {nbytes[0]:,} / {fetch[0]:.1f} | {nbytes[1]:,} / {fetch[1]:.1f} | {nbytes[1] / nbytes[0]:.3f} / {fetch[1] / fetch[0]:.3f} | – |")
+    hl = {r: [re.search(r"p50 ([\d.]+) µs, p99 ([\d.]+) µs", f["handler_list"]).groups() for f in formats
+              if f.get("handler_list") and f["rev"] == r] for r in revs}
+    for i, name in [(0, "p50"), (1, "p99")]:
+        v = [med([float(x[i]) for x in hl[r]]) for r in revs]
+        L.append(f"| handler, one list request, {name} (µs, median of {len(hl[revs[0]])} rounds) | {v[0]:.1f} | {v[1]:.1f} | "
+                 f"**{v[1] / v[0]:.3f}** | ≤ 1.10: {'met' if v[1] / v[0] <= 1.10 else 'missed'} |")
+    L.append("")
+    return L
 
 
 def cold_start(binary, specs, **env):
@@ -150,7 +211,7 @@ def growth(scale, engine, key):
 
 
 def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
-          binary_bytes, cold_release):
+          binary_bytes, cold_release, formats, head):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
     L = []
@@ -300,6 +361,7 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     # Hand-kept: the hybrid retriever's relevance and cost rows, from the
     # leave-one-corpus-out test and crates/embed/examples/speed.rs.
     L.append(open(os.path.join(REPO, "benches", "hybrid.md")).read())
+    L.extend(format_section(formats, head))
     # Hand-kept: the stored-text codecs (build-index/examples/codecs.rs).
     L.append(open(os.path.join(REPO, "benches", "codecs.md")).read())
     # Hand-kept: the router's before and after (benches/compare.sh).

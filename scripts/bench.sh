@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates BENCHMARKS.md: criterion benches against tantivy, SciFact
 # throughput against bm25s, index load against a plain copy, cold start and
-# peak RSS with the index in a loopback S3 server, and the scaling curves. About 15 minutes.
+# peak RSS with the index in a loopback S3 server, the scaling curves, and index
+# format 4 against format 3 side by side (benches/compare_index.sh). About 45 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
