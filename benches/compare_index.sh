@@ -10,7 +10,10 @@
 #     bash benches/compare_index.sh BEFORE_REV AFTER_REV [ROUNDS]
 #
 # Each revision is checked out in a worktree under the target directory and
-# built there; prints JSON lines, one per measurement.
+# built there (sharing the target directory: a build in the main tree after
+# this one rebuilds its own crates, since their recorded sources are gone);
+# criterion writes under the work directory, not over the main run's
+# figures. Prints JSON lines, one per measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
@@ -63,7 +66,7 @@ for _ in $(seq "$rounds"); do
       | sed "s/^{/{\"rev\": \"$rev\", /"
   done
   for rev in "$before" "$after"; do
-    p="$(cd "$work/tree-$rev" && "$work/handler-$rev" --bench handler/prefect/list --warm-up-time 1 --measurement-time 2 2>/dev/null \
+    p="$(cd "$work/tree-$rev" && CRITERION_HOME="$work/criterion-$rev" "$work/handler-$rev" --bench handler/prefect/list --warm-up-time 1 --measurement-time 2 2>/dev/null \
       | grep -o 'p50 [0-9.]* µs, p99 [0-9.]* µs')"
     echo "{\"rev\": \"$rev\", \"handler_list\": \"$p\"}"
   done

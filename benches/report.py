@@ -39,6 +39,13 @@ def bench(package, name):
 
 
 def main():
+    # Index format 4 against format 3, side by side (benches/compare_index.sh),
+    # first: its worktrees share the target directory, and the builds below
+    # then make this tree's own artifacts again.
+    head = sh(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
+    formats = [json.loads(l) for l in sh(["bash", "benches/compare_index.sh", INDEX_BASELINE, head]).stdout.splitlines()
+               if l.startswith("{")]
+
     sh(["cargo", "build", "--release", "--locked", "--workspace"])
     bi = os.path.join(TARGET, "release", "build-index")
     ask = os.path.join(TARGET, "release", "ask")
@@ -123,11 +130,6 @@ def main():
         dist_ask, [amplify], ASK_S3_PART_BYTES=str(8 << 20))[-1]
     binary_bytes = {"release ask": os.path.getsize(ask), "dist ask": os.path.getsize(dist_ask),
                     "dist hello-world": os.path.getsize(hello)}
-
-    # Index format 4 against format 3, side by side (benches/compare_index.sh).
-    head = sh(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-    formats = [json.loads(l) for l in sh(["bash", "benches/compare_index.sh", INDEX_BASELINE, head]).stdout.splitlines()
-               if l.startswith("{")]
 
     write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
           binary_bytes, cold_release, formats, head)
@@ -312,7 +314,7 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
                  f"{int(b['postings']):,} | {int(b['bytes']):,} | {b['bytes'] / b['pages'] / 1024:.1f} KB | {b['seconds']:.2f} |")
     L.append("\nPagefind's published figure is ~1–2 KB/page for its word index and fragments together "
              "(`retrieval-anchors.md`). Ours also carries each section's full text, which the Lambda returns in")
-    L.append("`text`, cuts snippets from and summarizes; the postings alone are 8 bytes each (section id + impact).\n")
+    L.append("`text`, cuts snippets from and summarizes (deflated in blocks); a posting is a varint section-id gap and a one-byte impact.\n")
 
     L.append("## Cold start and memory (`benches/cold_start.py`)\n")
     L.append("The deployed build of `ask` (profile `dist`: fat LTO, one codegen unit, symbols stripped; panics")

@@ -17,8 +17,9 @@ use crate::{Error, Result};
 /// A block is closed when the next text would take it past this many bytes
 /// (a longer text is a block of its own).
 pub const BLOCK_BYTES: usize = 16 * 1024;
-/// How many decompressed blocks are kept: at most this many times
-/// [`BLOCK_BYTES`] (plus any longer text's block) of memory.
+/// How many decompressed blocks are kept: this many times [`BLOCK_BYTES`]
+/// of memory, more when a section's text alone is longer than a block
+/// (and a [`TextRef`] still held keeps its block alive past eviction).
 pub const CACHE_BLOCKS: usize = 32;
 /// deflate's level when building (6: level 9 saved under 2 % more).
 const LEVEL: u8 = 6;
@@ -145,6 +146,11 @@ impl Blocks {
         for (r, p) in self.raw_end.iter().zip(self.packed_end.iter()) {
             if r <= raw || p < packed {
                 return bad("text block ends are not ascending");
+            }
+            // deflate expands at most about 1032 to 1: a block that claims
+            // more is not an index's, and no memory is taken for it.
+            if u64::from(r - raw) > u64::from(p - packed) * 1032 + 64 {
+                return bad("a text block claims more than deflate holds");
             }
             (raw, packed) = (r, p);
         }

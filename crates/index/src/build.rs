@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
-use crate::compact::{push_varint, quantize};
+use crate::compact::{quantize, varint_len, write_varint};
 use crate::hash::fnv1a64;
 use crate::index::{
     B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, impact,
@@ -60,7 +60,8 @@ thread_local! {
 }
 
 /// [`section_terms`] during a build: term ids in `interner`, counted in an
-/// array instead of a map. `new_chunk` gets each chunk of the section that
+/// array instead of a map, appended to `ids` and `freqs`; returns the
+/// section's weighted length. `new_chunk` gets each chunk of the section that
 /// is new to this thread ([`Analyzer::for_each_term_id`]), whatever its
 /// field's weight.
 fn section_term_ids(
@@ -70,7 +71,8 @@ fn section_term_ids(
     page_title: &str,
     section: &SectionInput,
     mut new_chunk: impl FnMut(&str),
-) -> (Vec<(u32, u32)>, u32) {
+    (ids, freqs): (&mut Vec<u32>, &mut Vec<u16>),
+) -> u32 {
     COUNTS.with(|cell| {
         let mut cell = cell.borrow_mut();
         let (counts, counted) = &mut *cell;
@@ -96,22 +98,47 @@ fn section_term_ids(
                 &mut new_chunk,
             )
         });
-        let tf = counted
-            .drain(..)
-            .map(|id| (id, std::mem::take(&mut counts[id as usize])))
-            .collect();
-        (tf, len)
+        for id in counted.drain(..) {
+            ids.push(id);
+            // A weighted frequency past 65,535 (a term repeated that often
+            // in one section) is kept as 65,535: its stored factor is the
+            // same byte either way.
+            let f = std::mem::take(&mut counts[id as usize]);
+            freqs.push(u16::try_from(f).unwrap_or(u16::MAX));
+        }
+        len
     })
 }
 
-/// One section's analysis, done in parallel by [`build`].
-struct SectionTerms {
-    /// Term ids in the build's [`Interner`], and weighted frequencies.
-    tf: Vec<(u32, u32)>,
-    /// Weighted length.
-    len: u32,
+/// The analysis of a run of consecutive sections, done in parallel by
+/// [`build`]: their frequencies in one array (a few large allocations, not
+/// one a section, so that the memory goes back when they are freed).
+#[derive(Default)]
+struct Analysed {
+    /// Term ids in the build's [`Interner`] of every section in turn.
+    ids: Vec<u32>,
+    /// Their weighted frequencies.
+    freqs: Vec<u16>,
+    /// Per section: the end of its terms in `ids` and `freqs`.
+    ends: Vec<u32>,
+    /// Per section: weighted length.
+    lens: Vec<u32>,
     /// Typo-vocabulary words of its chunks that were new to this thread.
     words: Vec<String>,
+}
+
+/// Sections analysed together (one allocation of frequencies each).
+const ANALYSED_RUN: usize = 2048;
+
+impl Analysed {
+    /// Each section's frequencies, in order.
+    fn sections(&self) -> impl Iterator<Item = (&[u32], &[u16])> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(self.ends.iter().copied()).map(|(a, b)| {
+            let r = a as usize..b as usize;
+            (&self.ids[r.clone()], &self.freqs[r])
+        })
+    }
 }
 
 /// The short stored text in one string. Strings of 8 bytes or more are stored once however
@@ -119,8 +146,11 @@ struct SectionTerms {
 #[derive(Default)]
 struct StringBlob {
     s: String,
-    /// Spans of the long strings stored so far, by a hash of their text.
-    seen: HashMap<u64, Vec<(usize, usize)>, std::hash::BuildHasherDefault<WordHash>>,
+    /// The span of the first string stored with each hash (one that
+    /// shares a hash with another is stored again: rare, and harmless).
+    /// No allocation an entry: a build's small allocations stay in its
+    /// memory after they are freed.
+    seen: HashMap<u64, (usize, usize), std::hash::BuildHasherDefault<WordHash>>,
 }
 
 /// A fast hash of a long string ([`WordHash`]).
@@ -144,12 +174,10 @@ impl StringBlob {
         let long = v.len() >= DEDUP_MIN_LABEL_BYTES;
         let hash = if long { text_hash(v.as_bytes()) } else { 0 };
         let stored = if long {
-            self.seen.get(&hash).and_then(|spans| {
-                spans
-                    .iter()
-                    .copied()
-                    .find(|&(a, b)| &self.s.as_bytes()[a..b] == v.as_bytes())
-            })
+            self.seen
+                .get(&hash)
+                .copied()
+                .filter(|&(a, b)| &self.s.as_bytes()[a..b] == v.as_bytes())
         } else {
             None
         };
@@ -160,7 +188,7 @@ impl StringBlob {
                 self.s.push_str(v);
                 let end = self.s.len();
                 if long {
-                    self.seen.entry(hash).or_default().push((start, end));
+                    self.seen.entry(hash).or_insert((start, end));
                 }
                 (start, end)
             }
@@ -188,7 +216,7 @@ struct Stored {
 /// A long section text stored: its page, its section, its span.
 type SeenText = (usize, usize, [u32; 2]);
 
-fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> {
+fn store_text(pages: &[PageInput], analysed: &[Analysed]) -> Result<Stored> {
     let mut st = Stored {
         blob: StringBlob::default(),
         text: crate::blocks::Blocks::default(),
@@ -230,7 +258,7 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
     let mut writer = crate::blocks::Writer::default();
     // A long text met again (a fragment inlined into many pages) is stored
     // once: found by its hash, compared with the section it came from.
-    let mut seen: HashMap<u64, Vec<SeenText>, std::hash::BuildHasherDefault<WordHash>> =
+    let mut seen: HashMap<u64, SeenText, std::hash::BuildHasherDefault<WordHash>> =
         HashMap::default();
     let mut sections = section_text.chunks_exact_mut(3);
     for (p, (page, spans)) in pages.iter().zip(page_text.chunks_exact_mut(4)).enumerate() {
@@ -242,17 +270,15 @@ fn store_text(pages: &[PageInput], analysed: &[SectionTerms]) -> Result<Stored> 
                 continue;
             }
             let hash = text_hash(text.as_bytes());
-            let same = seen.get(&hash).and_then(|found| {
-                found
-                    .iter()
-                    .find(|(fp, fs, _)| pages[*fp].sections[*fs].text == text)
-                    .map(|(_, _, span)| *span)
-            });
+            let same = seen
+                .get(&hash)
+                .filter(|(fp, fs, _)| pages[*fp].sections[*fs].text == text)
+                .map(|(_, _, span)| *span);
             spans[2] = match same {
                 Some(span) => span,
                 None => {
                     let span = writer.push(text)?;
-                    seen.entry(hash).or_default().push((p, s, span));
+                    seen.entry(hash).or_insert((p, s, span));
                     span
                 }
             };
@@ -282,12 +308,12 @@ struct Postings {
 /// Term ids are positions in byte order of the distinct terms; each term's
 /// postings are its sections in ascending order, placed by counting.
 /// `interned` is the text of each id of the sections' `tf`.
-fn postings(analysed: &[SectionTerms], interned: &[std::sync::Arc<str>]) -> Result<Postings> {
+fn postings(analysed: &mut [Analysed], interned: &[std::sync::Arc<str>]) -> Result<Postings> {
     // Sections per interned term; terms met only in fields of weight 0
     // have none and are left out.
     let mut df: Vec<u64> = vec![0; interned.len()];
-    for a in analysed {
-        for &(id, _) in &a.tf {
+    for a in analysed.iter() {
+        for &id in &a.ids {
             df[id as usize] += 1;
         }
     }
@@ -310,51 +336,72 @@ fn postings(analysed: &[SectionTerms], interned: &[std::sync::Arc<str>]) -> Resu
     if n_postings > u32::MAX as u64 {
         return Err(Error::TooLarge("over 4 billion postings"));
     }
-    let mut next: Vec<usize> = std::iter::once(0)
-        .chain(ends.iter().map(|&e| e as usize))
-        .take(terms.len())
+    let lengths: Vec<u32> = analysed
+        .iter()
+        .flat_map(|a| a.lens.iter().copied())
         .collect();
-    let mut section = vec![0u32; n_postings as usize];
-    let mut freq = vec![0u32; n_postings as usize];
-    for (s, a) in analysed.iter().enumerate() {
-        for &(id, f) in &a.tf {
-            let at = &mut next[new_id[id as usize] as usize];
-            section[*at] = s as u32;
-            freq[*at] = f;
-            *at += 1;
-        }
-    }
-
-    let lengths: Vec<u32> = analysed.iter().map(|a| a.len).collect();
     let n_sections = lengths.len() as u32;
     let avg_len = if lengths.is_empty() {
         0.0
     } else {
         lengths.iter().map(|&l| l as f64).sum::<f64>() as f32 / lengths.len() as f32
     };
-    let impacts: Vec<u8> = section
-        .par_iter()
-        .zip(freq.par_iter())
-        .map(|(&s, &f)| quantize(impact(f as f32, lengths[s as usize] as f32, avg_len)))
+
+    // Two passes over the sections, in order (so each term's ids ascend):
+    // the first sizes each term's varint gaps, the second writes them and
+    // the impacts in place. No array of ids or frequencies a posting is
+    // held on the way (at 50x aws-amplify's sections, hundreds of MB).
+    let n_terms = terms.len();
+    let mut prev = vec![0u32; n_terms];
+    let mut id_bytes = vec![0u64; n_terms];
+    let sections = analysed.iter().flat_map(Analysed::sections);
+    for (s, (ids, _)) in sections.enumerate() {
+        for &id in ids {
+            let t = new_id[id as usize] as usize;
+            id_bytes[t] += varint_len(s as u32 - prev[t]) as u64;
+            prev[t] = s as u32;
+        }
+    }
+    let mut term_ids_end = U32s::new();
+    let mut at_id: Vec<usize> = Vec::with_capacity(n_terms);
+    let mut total = 0u64;
+    for &n in &id_bytes {
+        at_id.push(total as usize);
+        total += n;
+        term_ids_end
+            .push(u32::try_from(total).map_err(|_| Error::TooLarge("postings over 4 GiB"))?);
+    }
+    drop(id_bytes);
+    let mut at_impact: Vec<usize> = std::iter::once(0)
+        .chain(ends.iter().map(|&e| e as usize))
+        .take(n_terms)
         .collect();
-    drop(freq);
+    let mut ids = vec![0u8; total as usize];
+    let mut impacts = vec![0u8; n_postings as usize];
+    prev.fill(0);
+    let mut s = 0usize;
+    for a in analysed.iter_mut() {
+        for (section_ids, freqs) in a.sections() {
+            let len = lengths[s] as f32;
+            for (&id, &f) in section_ids.iter().zip(freqs) {
+                let t = new_id[id as usize] as usize;
+                write_varint(&mut ids, &mut at_id[t], s as u32 - prev[t]);
+                prev[t] = s as u32;
+                impacts[at_impact[t]] = quantize(impact(f as f32, len, avg_len));
+                at_impact[t] += 1;
+            }
+            s += 1;
+        }
+        // Each run's frequencies are freed once written.
+        a.ids = Vec::new();
+        a.freqs = Vec::new();
+        a.ends = Vec::new();
+    }
 
     let mut dictionary = crate::compact::Dictionary::default();
-    let mut term_ids_end = U32s::new();
-    let mut ids = Vec::with_capacity(section.len() * 2);
-    let mut start = 0usize;
-    for (term, &end) in terms.iter().zip(&ends) {
+    for term in &terms {
         dictionary.push(term)?;
-        let mut prev = 0;
-        for &s in &section[start..end as usize] {
-            push_varint(&mut ids, s - prev);
-            prev = s;
-        }
-        term_ids_end
-            .push(u32::try_from(ids.len()).map_err(|_| Error::TooLarge("postings over 4 GiB"))?);
-        start = end as usize;
     }
-    ids.shrink_to_fit();
     Ok(Postings {
         terms: terms.len(),
         terms_text: dictionary,
@@ -378,33 +425,44 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     // Each section's terms and words, analysed on every core (rayon keeps
     // the order). Everything after works from these in corpus order or
     // sorts: the index is the same bytes whatever the number of threads.
-    let analysed: Vec<SectionTerms> = pages
-        .par_iter()
-        .flat_map_iter(|page| page.sections.iter().map(move |s| (page, s)))
-        .map(|(page, section)| {
-            // The typo vocabulary: the words of every distinct chunk (a
-            // word never spans whitespace), taken when a thread first
-            // analyses the chunk.
-            let mut words = Vec::new();
-            let (tf, len) = section_term_ids(
-                analyzer,
-                &interner,
-                opts.weights,
-                &page.title,
-                section,
-                |c| words.extend(plain_words(c)),
-            );
-            SectionTerms { tf, len, words }
+    let sections: Vec<(&PageInput, &SectionInput)> = pages
+        .iter()
+        .flat_map(|page| page.sections.iter().map(move |s| (page, s)))
+        .collect();
+    let analysed: Vec<Analysed> = sections
+        .par_chunks(ANALYSED_RUN)
+        .map(|run| {
+            let mut a = Analysed::default();
+            for (page, section) in run {
+                // The typo vocabulary: the words of every distinct chunk (a
+                // word never spans whitespace), taken when a thread first
+                // analyses the chunk.
+                let len = section_term_ids(
+                    analyzer,
+                    &interner,
+                    opts.weights,
+                    &page.title,
+                    section,
+                    |c| a.words.extend(plain_words(c)),
+                    (&mut a.ids, &mut a.freqs),
+                );
+                a.ends.push(a.ids.len() as u32);
+                a.lens.push(len);
+            }
+            a.ids.shrink_to_fit();
+            a.freqs.shrink_to_fit();
+            a
         })
         .collect();
+    drop(sections);
     let interned = interner.into_terms();
 
-    // The stored text and the vocabulary on one side, the postings on the other.
-    let (stored, postings) = rayon::join(
-        || store_text(pages, &analysed),
-        || postings(&analysed, &interned),
-    );
-    let (stored, postings) = (stored?, postings?);
+    // The postings first, freeing the sections' frequencies as they are
+    // written (they are most of a build's memory), then the stored text
+    // and the vocabulary (the text blocks deflated on every core).
+    let mut analysed = analysed;
+    let postings = postings(&mut analysed, &interned)?;
+    let stored = store_text(pages, &analysed)?;
 
     let mut words = crate::compact::Dictionary::default();
     for w in stored.vocabulary.into_sorted(analyzer) {

@@ -4,7 +4,9 @@
 //!
 //! The factor lies in `[0, K1 + 1)`, so a byte in steps of
 //! [`IMPACT_STEP`] keeps it to within half a step (0.0043): a relative
-//! error under 1 % for the factors that decide a ranking.
+//! error under 1 % for the factors that decide a ranking. A factor under
+//! half a step (a section some 500 times the average length) is stored as
+//! one step, so that a posting always adds to its section's score.
 
 use crate::arrays::U32s;
 use crate::index::K1;
@@ -31,6 +33,28 @@ pub(crate) fn push_varint(out: &mut Vec<u8>, mut v: u32) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// Bytes of `v` as a varint.
+pub(crate) fn varint_len(v: u32) -> usize {
+    match v {
+        0..0x80 => 1,
+        0x80..0x4000 => 2,
+        0x4000..0x20_0000 => 3,
+        0x20_0000..0x1000_0000 => 4,
+        _ => 5,
+    }
+}
+
+/// Writes `v` as a varint at `*pos` of `out` (sized by [`varint_len`]).
+pub(crate) fn write_varint(out: &mut [u8], pos: &mut usize, mut v: u32) {
+    while v >= 0x80 {
+        out[*pos] = (v as u8) | 0x80;
+        *pos += 1;
+        v >>= 7;
+    }
+    out[*pos] = v as u8;
+    *pos += 1;
 }
 
 /// Reads a varint at `*pos` of a stream [`check`] accepted.
@@ -98,6 +122,82 @@ pub(crate) fn ids_ends(ids: &[u8], postings_end: &U32s) -> Option<U32s> {
         out.push(u32::try_from(pos).ok()?);
     }
     Some(out)
+}
+
+/// One posting in this many keeps its section id and where the next
+/// posting's bytes start, so that finding a section in a term's ids reads
+/// at most this many varints ([`Skips`]).
+pub(crate) const SKIP: usize = 64;
+
+/// Every [`SKIP`]-th posting (counted over all terms' postings): its
+/// section id and the offset in the ids just after it. Derived from the
+/// postings the first time a section is looked up in a term's ids (not in
+/// the file): 8 bytes per 64 postings.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Skips {
+    id: Vec<u32>,
+    after: Vec<u32>,
+}
+
+impl Skips {
+    /// The skips of checked postings: `postings_end` and `ids_end` per term.
+    pub(crate) fn new(ids: &[u8], postings_end: &U32s, ids_end: &U32s) -> Skips {
+        let mut out = Skips::default();
+        let (mut k, mut start) = (0usize, 0usize);
+        for (e, b) in postings_end.iter().zip(ids_end.iter()) {
+            let (e, b) = (e as usize, b as usize);
+            // Each term's ids count from 0, at its own first byte.
+            let (mut pos, mut id) = (start, 0u32);
+            while k < e && pos < b {
+                id += read_varint(ids, &mut pos);
+                if k % SKIP == 0 {
+                    out.id.push(id);
+                    out.after.push(pos as u32);
+                }
+                k += 1;
+            }
+            (k, start) = (e, b);
+        }
+        out
+    }
+
+    /// Whether the term whose postings are `postings` (global indexes)
+    /// and whose ids are `bytes` (starting at `base` in the ids) holds
+    /// `section`.
+    pub(crate) fn contains(
+        &self,
+        bytes: &[u8],
+        base: usize,
+        postings: std::ops::Range<usize>,
+        section: u32,
+    ) -> bool {
+        if postings.is_empty() {
+            return false;
+        }
+        let first = postings.start.div_ceil(SKIP);
+        let last = (postings.end - 1) / SKIP;
+        let (mut pos, mut id) = (0usize, 0u32);
+        if first <= last && last < self.id.len() {
+            // The last skip of this term at or before `section`.
+            let ids = &self.id[first..=last];
+            let n = ids.partition_point(|&s| s <= section);
+            if n > 0 {
+                let j = first + n - 1;
+                if self.id[j] == section {
+                    return true;
+                }
+                id = self.id[j];
+                pos = (self.after[j] as usize).saturating_sub(base);
+            }
+        }
+        while pos < bytes.len() {
+            id += read_varint(bytes, &mut pos);
+            if id >= section {
+                return id == section;
+            }
+        }
+        false
+    }
 }
 
 /// Whether `bytes` is exactly `count` varints of ascending ids (gaps of at
@@ -197,13 +297,20 @@ impl Dictionary {
         deflate_behind_length(&self.raw())
     }
 
-    /// Reads the file's form; `what` names it in errors.
-    pub(crate) fn unpack(bytes: &[u8], what: &str) -> Result<Dictionary> {
+    /// Reads the file's form, of at most `max_count` strings; `what`
+    /// names it in errors. The inflated bytes are refused past 5 a string
+    /// plus 64 times the deflated bytes (real dictionaries deflate 2 to 4
+    /// times) before any memory is taken for them.
+    pub(crate) fn unpack(bytes: &[u8], what: &str, max_count: usize) -> Result<Dictionary> {
         let bad = || Error::Invalid(format!("{what} do not inflate"));
-        let raw = inflate_behind_length(bytes).ok_or_else(bad)?;
+        let cap = max_count
+            .saturating_add(1)
+            .saturating_mul(5)
+            .saturating_add(bytes.len().saturating_mul(64));
+        let raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
         let mut pos = 0;
         let count = read_checked(&raw, &mut pos).ok_or_else(bad)? as usize;
-        if count > raw.len() {
+        if count > raw.len() || count > max_count {
             return Err(bad());
         }
         let mut end = U32s::new();
@@ -258,10 +365,13 @@ impl Ascending {
         deflate_behind_length(&raw)
     }
 
-    /// Reads the file's form; `what` names it in errors.
-    pub(crate) fn unpack(bytes: &[u8], what: &str) -> Result<Ascending> {
+    /// Reads the file's form, of at most `max_count` values (what the rest
+    /// of the file allows: the inflated bytes are refused past 5 a value
+    /// before any memory is taken for them); `what` names it in errors.
+    pub(crate) fn unpack(bytes: &[u8], what: &str, max_count: usize) -> Result<Ascending> {
         let bad = || Error::Invalid(format!("{what} do not inflate"));
-        let raw = inflate_behind_length(bytes).ok_or_else(bad)?;
+        let cap = max_count.saturating_add(1).saturating_mul(5);
+        let raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
         let mut pos = 0;
         let count = read_checked(&raw, &mut pos).ok_or_else(bad)? as usize;
         if count > raw.len() {
@@ -294,13 +404,13 @@ fn deflate_behind_length(raw: &[u8]) -> Vec<u8> {
 }
 
 /// The bytes [`deflate_behind_length`] wrote, if they inflate to the
-/// length they claim.
-fn inflate_behind_length(bytes: &[u8]) -> Option<Vec<u8>> {
+/// length they claim, which is at most `cap`.
+fn inflate_behind_length(bytes: &[u8], cap: usize) -> Option<Vec<u8>> {
     let (len, packed) = bytes.split_first_chunk::<4>()?;
     let len = u32::from_le_bytes(*len) as usize;
     // deflate expands at most about 1032 to 1: a larger claim is not an
     // index's, and is refused before any memory is taken for it.
-    if len > packed.len().saturating_mul(1032).saturating_add(64) {
+    if len > cap || len > packed.len().saturating_mul(1032).saturating_add(64) {
         return None;
     }
     let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(packed, len).ok()?;
@@ -338,6 +448,13 @@ mod tests {
                 prev = id;
             }
             prop_assert!(check(&out, ids.len(), u32::MAX));
+            let mut written = vec![0u8; ids.iter().scan(0, |p, &id| { let g = id - *p; *p = id; Some(varint_len(g)) }).sum()];
+            let (mut pos, mut p) = (0, 0);
+            for &id in &ids {
+                write_varint(&mut written, &mut pos, id - p);
+                p = id;
+            }
+            prop_assert_eq!(&written, &out);
             prop_assert_eq!(Ids::new(&out).collect::<Vec<_>>(), ids.clone());
             if let Some(&last) = ids.last() {
                 prop_assert!(!check(&out, ids.len(), last));
@@ -358,7 +475,10 @@ mod tests {
             for w in &words {
                 d.push(w).unwrap();
             }
-            let back = Dictionary::unpack(&d.packed(), "terms").unwrap();
+            let back = Dictionary::unpack(&d.packed(), "terms", words.len()).unwrap();
+            if !words.is_empty() {
+                prop_assert!(Dictionary::unpack(&d.packed(), "terms", words.len() - 1).is_err());
+            }
             prop_assert_eq!(&back, &d);
             for (i, w) in words.iter().enumerate() {
                 prop_assert_eq!(back.get(i), w.as_str());
@@ -369,14 +489,17 @@ mod tests {
         fn ascending_arrays_round_trip(mut v in proptest::collection::vec(any::<u32>(), 0..100)) {
             v.sort_unstable();
             let a = Ascending(v.iter().copied().collect());
-            let back = Ascending::unpack(&a.packed(), "ends").unwrap();
-            prop_assert_eq!(back.iter().collect::<Vec<_>>(), v);
-            let _ = Ascending::unpack(&a.packed()[1..], "ends");
+            let back = Ascending::unpack(&a.packed(), "ends", v.len()).unwrap();
+            prop_assert_eq!(back.iter().collect::<Vec<_>>(), v.clone());
+            let _ = Ascending::unpack(&a.packed()[1..], "ends", v.len());
+            if v.len() > 2 {
+                prop_assert!(Ascending::unpack(&a.packed(), "ends", 0).is_err());
+            }
         }
 
         #[test]
         fn any_dictionary_bytes_are_refused_or_read(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let _ = Dictionary::unpack(&bytes, "terms");
+            let _ = Dictionary::unpack(&bytes, "terms", 1000);
         }
 
         #[test]

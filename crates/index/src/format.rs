@@ -44,7 +44,9 @@ pub fn encode(index: &Index) -> Result<Vec<u8>> {
     // The payload is encoded in place after the prefix and header (one
     // copy fewer of what can be tens of MB); its length and the CRC are
     // written into the prefix afterwards.
-    let mut out = Vec::with_capacity(PREFIX_LEN + header.len());
+    // Sized once for the whole file: growing by doubling would hold up to
+    // three times the file at once, the index beside it.
+    let mut out = Vec::with_capacity(PREFIX_LEN + header.len() + index.data.encoded_len_bound());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&header_len.to_le_bytes());
@@ -57,6 +59,10 @@ pub fn encode(index: &Index) -> Result<Vec<u8>> {
     bincode::serde::encode_into_std_write(&index.data, &mut out, config())
         .map_err(|e| Error::Encode(e.to_string()))?;
     let payload_len = (out.len() - payload_start) as u64;
+    debug_assert!(
+        out.len() - payload_start <= index.data.encoded_len_bound(),
+        "the bound is short: the buffer grew"
+    );
     let crc = crc32fast::hash(&out[PREFIX_LEN..]);
     out[16..24].copy_from_slice(&payload_len.to_le_bytes());
     out[24..28].copy_from_slice(&crc.to_le_bytes());
@@ -149,7 +155,8 @@ pub fn decode(bytes: &[u8]) -> Result<Index> {
 }
 
 /// The payload as laid out in the file, borrowed from it: the field order
-/// of [`IndexData`], whose byte arrays are encoded as bytes.
+/// of [`IndexData`] (its text blocks' three fields in line, its
+/// `term_ids_end` not in the file), whose arrays are encoded as bytes.
 #[derive(serde::Deserialize)]
 struct Borrowed<'a> {
     strings: &'a [u8],
@@ -173,8 +180,10 @@ struct Borrowed<'a> {
 }
 
 /// Checks and decodes a whole index file whose bytes the index then
-/// shares: its text and arrays are slices of `bytes`, not copies (one copy
-/// less of the file in memory, and no page faults to make one).
+/// shares: its labels, text blocks, postings and vectors are slices of
+/// `bytes`, not copies (one copy less of the file in memory, and no page
+/// faults to make one); the deflated dictionaries and ascending offsets
+/// are inflated, and each term's end in the section ids is found.
 pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
     use crate::arrays::{Blob, F32s, Text, U32s};
     use crate::compact::{Ascending, Dictionary};
@@ -188,11 +197,18 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
         return Err(Error::Invalid("payload has trailing bytes".into()));
     }
     let share = |s: &[u8]| bytes.slice_ref(s);
+    // Every term has a posting: no more terms than impacts.
+    let term_postings_end = Ascending::unpack(
+        b.term_postings_end,
+        "term postings",
+        b.postings_impact.len(),
+    )?;
+    let n_terms = term_postings_end.len();
     let data = IndexData {
         strings: Text::shared(share(b.strings))
             .ok_or_else(|| Error::Invalid("stored text is not UTF-8".into()))?,
         page_spans: U32s::shared(share(b.page_spans)),
-        section_page: Ascending::unpack(b.section_page, "section pages")?,
+        section_page: Ascending::unpack(b.section_page, "section pages", b.section_level.len())?,
         section_level: b.section_level.to_vec(),
         section_spans: U32s::shared(share(b.section_spans)),
         text: crate::blocks::Blocks {
@@ -200,14 +216,18 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
             packed_end: U32s::shared(share(b.text_packed_end)),
             packed: Blob::Shared(share(b.text_packed)),
         },
-        terms: Dictionary::unpack(b.terms, "terms")?,
-        term_postings_end: Ascending::unpack(b.term_postings_end, "term postings")?,
+        terms: Dictionary::unpack(b.terms, "terms", n_terms)?,
+        term_postings_end,
         term_ids_end: U32s::new(),
         postings_ids: Blob::Shared(share(b.postings_ids)),
         postings_impact: Blob::Shared(share(b.postings_impact)),
         page_boost: F32s::shared(share(b.page_boost)),
         page_reference: b.page_reference.to_vec(),
-        words: Dictionary::unpack(b.words, "typo vocabulary words")?,
+        words: Dictionary::unpack(
+            b.words,
+            "typo vocabulary words",
+            b.words.len().saturating_mul(64),
+        )?,
         vectors: crate::vectors::Vectors {
             model: b.vector_model.to_string(),
             scales: F32s::shared(share(b.vector_scales)),
@@ -222,6 +242,36 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
         .ok_or_else(|| Error::Invalid("postings length".into()))?;
     data.validate(&meta)?;
     Ok(Index::new(meta, data))
+}
+
+impl IndexData {
+    /// At least the payload's encoded length: each array's bytes and a
+    /// length prefix, the deflated dictionaries counted as their text and
+    /// lengths (deflate adds at most 5 bytes a 64 KiB block).
+    fn encoded_len_bound(&self) -> usize {
+        let dictionary = |text: usize, n: usize| text + 5 * (n + 1) + text / 1024 + 64;
+        let arrays = [
+            self.strings.len(),
+            self.page_spans.byte_len(),
+            5 * (self.section_page.len() + 1) + 64,
+            self.section_level.len(),
+            self.section_spans.byte_len(),
+            self.text.raw_end.byte_len(),
+            self.text.packed_end.byte_len(),
+            self.text.packed.len(),
+            dictionary(self.terms.text_len(), self.terms.len()),
+            5 * (self.term_postings_end.len() + 1) + 64,
+            self.postings_ids.len(),
+            self.postings_impact.len(),
+            self.page_boost.byte_len(),
+            self.page_reference.len(),
+            dictionary(self.words.text_len(), self.words.len()),
+            self.vectors.model.len(),
+            self.vectors.scales.byte_len(),
+            self.vectors.codes.len(),
+        ];
+        arrays.iter().map(|n| n + 10).sum()
+    }
 }
 
 /// The checks a decoded payload passes before any accessor reads it.

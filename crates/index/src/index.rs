@@ -6,9 +6,11 @@
 //! page title, its heading and its text, weighted per [`Weights`] (a simple
 //! BM25F: weighted term frequencies and a weighted length).
 //!
-//! Everything is stored in a few flat arrays: one string blob for all text,
-//! spans into it, and postings as parallel arrays of section ids and
-//! precomputed BM25 term-frequency factors ("impacts"). A query then costs one
+//! Everything is stored in a few flat arrays: one string blob for the
+//! labels, spans into it, the section texts in deflated blocks
+//! ([`crate::blocks`]), and postings as varint gaps of section ids beside
+//! precomputed BM25 term-frequency factors ("impacts") of a byte each
+//! ([`crate::compact`]). A query then costs one varint read and one
 //! multiply-add per posting of each query term.
 
 use serde::{Deserialize, Serialize};
@@ -149,10 +151,13 @@ pub struct Index {
     word_table: std::sync::OnceLock<Vec<u32>>,
     /// The text blocks read last, decompressed.
     text_cache: crate::blocks::Cache,
+    /// Skips into the postings, derived on the first
+    /// [`Index::section_has_term`].
+    skips: std::sync::OnceLock<crate::compact::Skips>,
 }
 
 /// The payload: flat arrays only (decoded by `format::decode_bytes`,
-/// field by field, as slices of the file).
+/// field by field, mostly as slices of the file).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct IndexData {
     /// The short stored text (paths, routes, titles, descriptions,
@@ -263,6 +268,7 @@ impl Index {
             term_table: std::sync::OnceLock::new(),
             word_table: std::sync::OnceLock::new(),
             text_cache: crate::blocks::Cache::default(),
+            skips: std::sync::OnceLock::new(),
         }
     }
 
@@ -342,7 +348,7 @@ impl Index {
     }
 
     /// Section `i`'s heading and anchor, without reading its text (which
-    /// is checked as UTF-8 on every read); panics if out of range.
+    /// may inflate a block); panics if out of range.
     pub fn section_heading_anchor(&self, i: u32) -> (&str, &str) {
         let d = &self.data;
         let f = |k: usize| d.span(&d.section_spans, i as usize * 3 + k);
@@ -395,15 +401,23 @@ impl Index {
     }
 
     /// Whether `section` contains `term` (in its text, heading or page
-    /// title): a scan of the term's section ids, which ascend, up to it.
+    /// title): a binary search of the skips into the term's section ids
+    /// (which ascend), then at most [`crate::compact::SKIP`] of them read.
     pub fn section_has_term(&self, term: &str, section: u32) -> bool {
         let Some(id) = self.term_id(term) else {
             return false;
         };
         let d = &self.data;
-        crate::compact::Ids::new(d.ids_of(id as usize))
-            .find(|&s| s >= section)
-            .is_some_and(|s| s == section)
+        let skips = self.skips.get_or_init(|| {
+            crate::compact::Skips::new(&d.postings_ids, &d.term_postings_end, &d.term_ids_end)
+        });
+        let id = id as usize;
+        let base = if id == 0 {
+            0
+        } else {
+            d.term_ids_end.get(id - 1) as usize
+        };
+        skips.contains(d.ids_of(id), base, d.postings_of(id), section)
     }
 
     /// The idf of a term, if indexed.
