@@ -151,6 +151,25 @@ proptest! {
     }
 
     #[test]
+    fn section_has_term_matches_the_sections_terms(pages in pages()) {
+        // Common words are in more than 64 sections: the skips are used.
+        let a = Analyzer::new();
+        let idx = decode(&encode(&build(&pages, &opts(), &a).unwrap()).unwrap()).unwrap();
+        let mut k = 0u32;
+        for p in &pages {
+            for s in &p.sections {
+                let (tf, _) = section_terms(&a, Weights::DOCS, &p.title, s);
+                for w in WORDS {
+                    for t in a.analyze(w) {
+                        prop_assert_eq!(idx.section_has_term(&t, k), tf.contains_key(&t), "{} in {}", t, k);
+                    }
+                }
+                k += 1;
+            }
+        }
+    }
+
+    #[test]
     fn stored_text_reads_back_after_decoding(pages in pages(), repeat in 1usize..600) {
         // Long texts: several blocks, and texts that fill one alone.
         let pages: Vec<PageInput> = pages
