@@ -43,7 +43,7 @@ def main():
     # first: its worktrees share the target directory, and the builds below
     # then make this tree's own artifacts again.
     head = sh(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-    formats = [json.loads(l) for l in sh(["bash", "benches/compare_index.sh", INDEX_BASELINE, head]).stdout.splitlines()
+    formats = [json.loads(l) for l in sh(["bash", "benches/compare_index.sh", INDEX_BASELINE, head, "3"]).stdout.splitlines()
                if l.startswith("{")]
 
     sh(["cargo", "build", "--release", "--locked", "--workspace"])

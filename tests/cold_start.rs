@@ -40,6 +40,13 @@ fn bad_indexes_in_s3_fail_the_cold_start_with_what_to_run() {
     s3.put("ask-cold", "corrupt.idx", &corrupt);
     s3.put("ask-cold", "truncated.idx", &truncated);
     s3.put("ask-cold", "old.idx", &old);
+    // A real index of the previous format (text raw, 8-byte postings).
+    let v3 = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/index-v3.idx"
+    ))
+    .unwrap();
+    s3.put("ask-cold", "v3.idx", &v3);
     s3.put(
         "ask-cold",
         "notindex.idx",
@@ -53,6 +60,10 @@ fn bad_indexes_in_s3_fail_the_cold_start_with_what_to_run() {
         ("corrupt.idx", "checksum mismatch"),
         ("truncated.idx", "truncated"),
         ("old.idx", "format version 0"),
+        (
+            "v3.idx",
+            "format version 3, this build reads version 4; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`",
+        ),
         ("notindex.idx", "bad magic"),
     ] {
         let mut env = s3.env();

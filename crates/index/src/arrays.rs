@@ -130,12 +130,18 @@ macro_rules! le_array {
                 Self(Blob::default())
             }
 
+            /// An empty array with room for `n` values.
+            pub fn with_capacity(n: usize) -> Self {
+                Self(Blob::Owned(Vec::with_capacity(n * size_of::<$t>())))
+            }
+
             /// The array over `bytes` (little-endian values), shared.
             pub fn shared(bytes: bytes::Bytes) -> Self {
                 Self(Blob::Shared(bytes))
             }
 
             /// Appends one value.
+            #[inline]
             pub fn push(&mut self, v: $t) {
                 self.0.vec_mut().extend_from_slice(&v.to_le_bytes());
             }

@@ -125,10 +125,7 @@ impl Blocks {
     fn inflate(&self, block: usize) -> Option<Arc<str>> {
         let raw = self.raw_range(block);
         let packed = &self.packed[self.packed_range(block)];
-        let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(packed, raw.len()).ok()?;
-        if bytes.len() != raw.len() {
-            return None;
-        }
+        let bytes = crate::compact::inflate_exact(packed, raw.len())?;
         String::from_utf8(bytes).ok().map(Arc::from)
     }
 

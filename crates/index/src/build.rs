@@ -483,7 +483,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         postings_impact: crate::arrays::Blob::Owned(postings.postings_impact),
         page_boost: stored.page_boost,
         page_reference: stored.page_reference,
-        words,
+        words: crate::compact::LazyDictionary::new(words),
         vectors: crate::vectors::Vectors::default(),
     };
     let meta = BuildMeta {

@@ -57,7 +57,9 @@ pub(crate) fn write_varint(out: &mut [u8], pos: &mut usize, mut v: u32) {
     *pos += 1;
 }
 
-/// Reads a varint at `*pos` of a stream [`check`] accepted.
+/// Reads a varint at `*pos`, which must be within `bytes`. Any bytes read
+/// without a panic: a varint cut by the end of `bytes` ends there, bits
+/// past 32 are dropped (a file is not checked value by value at load).
 #[inline(always)]
 pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize) -> u32 {
     let b = bytes[*pos];
@@ -66,16 +68,16 @@ pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize) -> u32 {
         return u32::from(b);
     }
     let mut v = u32::from(b & 0x7f);
-    let mut shift = 7;
-    loop {
-        let b = bytes[*pos];
+    let mut shift = 7u32;
+    while let Some(&b) = bytes.get(*pos) {
         *pos += 1;
-        v |= u32::from(b & 0x7f) << shift;
+        v |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
         if b < 0x80 {
-            return v;
+            break;
         }
-        shift += 7;
+        shift = shift.saturating_add(7);
     }
+    v
 }
 
 /// The section ids of one term's gap stream.
@@ -102,7 +104,7 @@ impl Iterator for Ids<'_> {
         if self.pos >= self.bytes.len() {
             return None;
         }
-        self.id += read_varint(self.bytes, &mut self.pos);
+        self.id = self.id.wrapping_add(read_varint(self.bytes, &mut self.pos));
         Some(self.id)
     }
 }
@@ -111,10 +113,20 @@ impl Iterator for Ids<'_> {
 /// counted in postings: each varint ends at a byte under 0x80. `None` when
 /// the bytes hold too few.
 pub(crate) fn ids_ends(ids: &[u8], postings_end: &U32s) -> Option<U32s> {
-    let mut out = U32s::new();
+    let mut out = U32s::with_capacity(postings_end.len());
     let (mut pos, mut seen) = (0usize, 0usize);
     for e in postings_end.iter() {
         let e = e as usize;
+        // Eight bytes at a time while more than eight varints are still to
+        // end (a word ends at most eight): its bytes under 0x80 counted.
+        while e.saturating_sub(seen) > 8 {
+            let Some(w) = ids.get(pos..pos + 8) else {
+                break;
+            };
+            let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            seen += (!x & 0x8080_8080_8080_8080).count_ones() as usize;
+            pos += 8;
+        }
         while seen < e {
             seen += usize::from(*ids.get(pos)? < 0x80);
             pos += 1;
@@ -129,80 +141,84 @@ pub(crate) fn ids_ends(ids: &[u8], postings_end: &U32s) -> Option<U32s> {
 /// at most this many varints ([`Skips`]).
 pub(crate) const SKIP: usize = 64;
 
-/// Every [`SKIP`]-th posting (counted over all terms' postings): its
-/// section id and the offset in the ids just after it. Derived from the
-/// postings the first time a section is looked up in a term's ids (not in
-/// the file): 8 bytes per 64 postings.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Skips {
-    id: Vec<u32>,
-    after: Vec<u32>,
+/// A term's skips: (section id, offset of the next posting's bytes).
+type SkipList = std::sync::Arc<[(u32, u32)]>;
+
+/// Skips into the long postings lists: for a term of more than [`SKIP`]
+/// postings, every [`SKIP`]-th posting's section id and the offset of the
+/// next one in the term's ids. Made for a term the first time a section
+/// is looked up in it (one read of its ids), then kept: at most 8 bytes
+/// per 64 postings of the terms asked about. Not in the file.
+#[derive(Default)]
+pub(crate) struct Skips(std::sync::Mutex<std::collections::HashMap<u32, SkipList>>);
+
+/// A clone starts with no skips.
+impl Clone for Skips {
+    fn clone(&self) -> Self {
+        Skips::default()
+    }
+}
+
+impl std::fmt::Debug for Skips {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map_or(0, |m| m.len());
+        write!(f, "Skips({n} terms)")
+    }
 }
 
 impl Skips {
-    /// The skips of checked postings: `postings_end` and `ids_end` per term.
-    pub(crate) fn new(ids: &[u8], postings_end: &U32s, ids_end: &U32s) -> Skips {
-        let mut out = Skips::default();
-        let (mut k, mut start) = (0usize, 0usize);
-        for (e, b) in postings_end.iter().zip(ids_end.iter()) {
-            let (e, b) = (e as usize, b as usize);
-            // Each term's ids count from 0, at its own first byte.
-            let (mut pos, mut id) = (start, 0u32);
-            while k < e && pos < b {
-                id += read_varint(ids, &mut pos);
-                if k % SKIP == 0 {
-                    out.id.push(id);
-                    out.after.push(pos as u32);
-                }
-                k += 1;
-            }
-            (k, start) = (e, b);
-        }
-        out
-    }
-
-    /// Whether the term whose postings are `postings` (global indexes)
-    /// and whose ids are `bytes` (starting at `base` in the ids) holds
-    /// `section`.
-    pub(crate) fn contains(
-        &self,
-        bytes: &[u8],
-        base: usize,
-        postings: std::ops::Range<usize>,
-        section: u32,
-    ) -> bool {
-        if postings.is_empty() {
-            return false;
-        }
-        let first = postings.start.div_ceil(SKIP);
-        let last = (postings.end - 1) / SKIP;
+    /// Whether term `term`, whose ids are `bytes` (`count` of them),
+    /// holds `section`: a binary search of its skips, then at most
+    /// [`SKIP`] ids read.
+    pub(crate) fn contains(&self, term: u32, bytes: &[u8], count: usize, section: u32) -> bool {
         let (mut pos, mut id) = (0usize, 0u32);
-        if first <= last && last < self.id.len() {
-            // The last skip of this term at or before `section`.
-            let ids = &self.id[first..=last];
-            let n = ids.partition_point(|&s| s <= section);
+        if count > SKIP {
+            let skips = self.of(term, bytes);
+            let n = skips.partition_point(|&(s, _)| s <= section);
             if n > 0 {
-                let j = first + n - 1;
-                if self.id[j] == section {
+                let (s, after) = skips[n - 1];
+                if s == section {
                     return true;
                 }
-                id = self.id[j];
-                pos = (self.after[j] as usize).saturating_sub(base);
+                (pos, id) = (after as usize, s);
             }
         }
         while pos < bytes.len() {
-            id += read_varint(bytes, &mut pos);
+            id = id.wrapping_add(read_varint(bytes, &mut pos));
             if id >= section {
                 return id == section;
             }
         }
         false
     }
+
+    fn of(&self, term: u32, bytes: &[u8]) -> SkipList {
+        if let Some(s) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&term) {
+            return s.clone();
+        }
+        let mut skips = Vec::new();
+        let (mut pos, mut id, mut k) = (0usize, 0u32, 0usize);
+        while pos < bytes.len() {
+            id = id.wrapping_add(read_varint(bytes, &mut pos));
+            if k % SKIP == 0 {
+                skips.push((id, pos as u32));
+            }
+            k += 1;
+        }
+        let skips: SkipList = skips.into();
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(term, skips.clone());
+        skips
+    }
 }
 
 /// Whether `bytes` is exactly `count` varints of ascending ids (gaps of at
-/// least 1 after the first), each below `limit`: then [`Ids`] and
-/// [`read_varint`] over it neither panic nor overflow.
+/// least 1 after the first), each below `limit`: what the builder writes
+/// (the loader does not check it: [`read_varint`] and [`Ids`] read any
+/// bytes, and the search ignores ids past the last section).
+#[cfg(test)]
 pub(crate) fn check(bytes: &[u8], count: usize, limit: u32) -> bool {
     let mut pos = 0;
     let mut id: u64 = 0;
@@ -313,20 +329,73 @@ impl Dictionary {
         if count > raw.len() || count > max_count {
             return Err(bad());
         }
-        let mut end = U32s::new();
+        let mut end = U32s::with_capacity(count);
         let mut at: u64 = 0;
         for _ in 0..count {
             at += u64::from(read_checked(&raw, &mut pos).ok_or_else(bad)?);
             end.push(u32::try_from(at).map_err(|_| bad())?);
         }
-        let text = std::str::from_utf8(&raw[pos..]).map_err(|_| bad())?;
+        let mut raw = raw;
+        raw.drain(..pos);
+        let text = String::from_utf8(raw).map_err(|_| bad())?;
         if at != text.len() as u64 || end.iter().any(|e| !text.is_char_boundary(e as usize)) {
             return Err(bad());
         }
-        Ok(Dictionary {
-            text: text.to_string(),
-            end,
+        Ok(Dictionary { text, end })
+    }
+}
+
+/// A dictionary inflated on first use, not at load: the typo vocabulary,
+/// which only questions with a word the docs lack need. A vocabulary that
+/// does not inflate reads as empty (no corrections), since it is checked
+/// only then.
+#[derive(Clone, Debug, Default)]
+pub struct LazyDictionary {
+    packed: crate::arrays::Blob,
+    inflated: std::sync::OnceLock<Dictionary>,
+}
+
+impl LazyDictionary {
+    /// A dictionary at hand (a build's), deflated for the file now.
+    pub fn new(d: Dictionary) -> Self {
+        LazyDictionary {
+            packed: crate::arrays::Blob::Owned(d.packed()),
+            inflated: std::sync::OnceLock::from(d),
+        }
+    }
+
+    /// The file's bytes, to inflate when first read.
+    pub(crate) fn packed(packed: crate::arrays::Blob) -> Self {
+        LazyDictionary {
+            packed,
+            inflated: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The dictionary (inflated now if it was not yet).
+    pub fn get(&self) -> &Dictionary {
+        self.inflated.get_or_init(|| {
+            let max = self.packed.len().saturating_mul(64);
+            Dictionary::unpack(&self.packed, "typo vocabulary words", max).unwrap_or_default()
         })
+    }
+
+    /// Bytes in the file.
+    pub fn packed_len(&self) -> usize {
+        self.packed.len()
+    }
+}
+
+/// Equal when the file's bytes are.
+impl PartialEq for LazyDictionary {
+    fn eq(&self, other: &Self) -> bool {
+        self.packed == other.packed
+    }
+}
+
+impl serde::Serialize for LazyDictionary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.packed)
     }
 }
 
@@ -377,7 +446,7 @@ impl Ascending {
         if count > raw.len() {
             return Err(bad());
         }
-        let mut out = U32s::new();
+        let mut out = U32s::with_capacity(count);
         let mut at: u64 = 0;
         for _ in 0..count {
             at += u64::from(read_checked(&raw, &mut pos).ok_or_else(bad)?);
@@ -413,8 +482,21 @@ fn inflate_behind_length(bytes: &[u8], cap: usize) -> Option<Vec<u8>> {
     if len > cap || len > packed.len().saturating_mul(1032).saturating_add(64) {
         return None;
     }
-    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(packed, len).ok()?;
-    (raw.len() == len).then_some(raw)
+    inflate_exact(packed, len)
+}
+
+/// `packed` (raw deflate) inflated, if it holds exactly `len` bytes: into
+/// one buffer of that size, not one grown as it fills.
+pub(crate) fn inflate_exact(packed: &[u8], len: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; len];
+    let n = miniz_oxide::inflate::decompress_slice_iter_to_slice(
+        &mut out,
+        std::iter::once(packed),
+        false,
+        true,
+    )
+    .ok()?;
+    (n == len).then_some(out)
 }
 
 /// A varint at `*pos`, if one ends there within 5 bytes and fits a u32.

@@ -151,9 +151,9 @@ pub struct Index {
     word_table: std::sync::OnceLock<Vec<u32>>,
     /// The text blocks read last, decompressed.
     text_cache: crate::blocks::Cache,
-    /// Skips into the postings, derived on the first
+    /// Skips into the long postings lists, made per term on its first
     /// [`Index::section_has_term`].
-    skips: std::sync::OnceLock<crate::compact::Skips>,
+    skips: crate::compact::Skips,
 }
 
 /// The payload: flat arrays only (decoded by `format::decode_bytes`,
@@ -201,7 +201,7 @@ pub(crate) struct IndexData {
     pub page_reference: Vec<u8>,
     /// The docs' words for typo correction (see [`crate::typo`]), sorted by
     /// length then text (deflated in the file).
-    pub words: crate::compact::Dictionary,
+    pub words: crate::compact::LazyDictionary,
     /// Per section: its sentence vector, quantised (none when built
     /// without a model).
     pub vectors: crate::vectors::Vectors,
@@ -268,7 +268,7 @@ impl Index {
             term_table: std::sync::OnceLock::new(),
             word_table: std::sync::OnceLock::new(),
             text_cache: crate::blocks::Cache::default(),
-            skips: std::sync::OnceLock::new(),
+            skips: crate::compact::Skips::default(),
         }
     }
 
@@ -396,28 +396,21 @@ impl Index {
         let d = &self.data;
         let table = self
             .word_table
-            .get_or_init(|| hash_table(d.words.len(), |i| d.word(i).as_bytes()));
+            .get_or_init(|| hash_table(d.words.get().len(), |i| d.word(i).as_bytes()));
         lookup(table, w, |i| d.word(i).as_bytes())
     }
 
     /// Whether `section` contains `term` (in its text, heading or page
     /// title): a binary search of the skips into the term's section ids
-    /// (which ascend), then at most [`crate::compact::SKIP`] of them read.
+    /// (which ascend), then at most [`crate::compact::SKIP`] of them read
+    /// (the first lookup in a long list reads it once to make its skips).
     pub fn section_has_term(&self, term: &str, section: u32) -> bool {
         let Some(id) = self.term_id(term) else {
             return false;
         };
         let d = &self.data;
-        let skips = self.skips.get_or_init(|| {
-            crate::compact::Skips::new(&d.postings_ids, &d.term_postings_end, &d.term_ids_end)
-        });
-        let id = id as usize;
-        let base = if id == 0 {
-            0
-        } else {
-            d.term_ids_end.get(id - 1) as usize
-        };
-        skips.contains(d.ids_of(id), base, d.postings_of(id), section)
+        let (bytes, count) = (d.ids_of(id as usize), d.postings_of(id as usize).len());
+        self.skips.contains(id, bytes, count, section)
     }
 
     /// The idf of a term, if indexed.
@@ -474,13 +467,19 @@ impl Index {
             for &(w, id, start, end) in &lists {
                 let ids = crate::compact::Ids::new(d.ids_of(id));
                 let imps = &d.postings_impact[start..end];
+                // An id past the last section (only in a corrupted file
+                // that kept its checksum) is skipped, not a panic.
                 if dense {
                     for (s, &q) in ids.zip(imps) {
-                        scores[s as usize] += w * f32::from(q);
+                        if let Some(slot) = scores.get_mut(s as usize) {
+                            *slot += w * f32::from(q);
+                        }
                     }
                 } else {
                     for (s, &q) in ids.zip(imps) {
-                        let slot = &mut scores[s as usize];
+                        let Some(slot) = scores.get_mut(s as usize) else {
+                            continue;
+                        };
                         if *slot == 0.0 {
                             touched.push(s);
                         }
@@ -549,7 +548,7 @@ impl IndexData {
 
     /// Word `i` of the typo vocabulary.
     pub(crate) fn word(&self, i: usize) -> &str {
-        self.words.get(i)
+        self.words.get().get(i)
     }
 
     fn term(&self, i: usize) -> &str {

@@ -374,7 +374,7 @@ impl Index {
         let first = word.as_bytes()[0];
         let lookup = self
             .word_lookup
-            .get_or_init(|| WordLookup::new(d.words.len(), |i| d.word(i)));
+            .get_or_init(|| WordLookup::new(d.words.get().len(), |i| d.word(i)));
         // The words within reach, by length. Within one typo, only words
         // with the same first letter (another first letter counts two);
         // within two, also the words one edit at the front away (another
@@ -604,13 +604,13 @@ mod tests {
         use crate::index::tests::{opts, sample_pages};
         let a = Analyzer::new();
         let mut idx = crate::build(&sample_pages(), &opts(), &a).unwrap();
-        let first_end = idx.data.words.get(0).len();
+        let first_end = idx.data.words.get().get(0).len();
         let mut words = crate::compact::Dictionary::default();
         words.push("").unwrap();
-        for i in 0..idx.data.words.len() {
-            words.push(idx.data.words.get(i)).unwrap();
+        for i in 0..idx.data.words.get().len() {
+            words.push(idx.data.words.get().get(i)).unwrap();
         }
-        idx.data.words = words;
+        idx.data.words = crate::compact::LazyDictionary::new(words);
         idx.data.validate(&idx.meta).unwrap();
         assert!(first_end > 0);
         for typed in ["buckte", "requestss", "tokenbuckte"] {
