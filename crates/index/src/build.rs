@@ -8,10 +8,11 @@ use rayon::prelude::*;
 
 use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
-use crate::compact::{quantize, varint_len, write_varint};
+use crate::compact::{varint_len, write_varint};
 use crate::hash::fnv1a64;
 use crate::index::{
     B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, impact,
+    quantize,
 };
 use crate::typo::{WordSet, plain_words};
 use crate::{Error, Result};

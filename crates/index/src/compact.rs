@@ -1,30 +1,10 @@
 //! Postings in few bytes (format version 4): a term's section ids as
 //! LEB128 varints of the gaps between them (the first gap is the first id),
-//! and each posting's BM25 term-frequency factor quantised to a byte.
-//!
-//! The factor lies in `[0, K1 + 1)`, so a byte in steps of
-//! [`IMPACT_STEP`] keeps it to within half a step (0.0043): a relative
-//! error under 1 % for the factors that decide a ranking. A factor under
-//! half a step (a section some 500 times the average length) is stored as
-//! one step, so that a posting always adds to its section's score.
+//! beside each posting's BM25 term-frequency factor in a byte (`quantize`
+//! in the `index` module); and the deflated dictionaries and offsets.
 
 use crate::arrays::U32s;
-use crate::index::K1;
 use crate::{Error, Result};
-
-/// The value of one step of a quantised impact.
-pub const IMPACT_STEP: f32 = (K1 + 1.0) / 255.0;
-
-/// An impact as stored: the nearest step, at least 1 (a posting always
-/// adds something).
-pub fn quantize(impact: f32) -> u8 {
-    (impact / IMPACT_STEP).round().clamp(1.0, 255.0) as u8
-}
-
-/// The impact a stored byte stands for.
-pub fn dequantize(q: u8) -> f32 {
-    f32::from(q) * IMPACT_STEP
-}
 
 /// Appends `v` as a LEB128 varint.
 pub(crate) fn push_varint(out: &mut Vec<u8>, mut v: u32) {
@@ -584,11 +564,5 @@ mod tests {
             let _ = Dictionary::unpack(&bytes, "terms", 1000);
         }
 
-        #[test]
-        fn quantised_impacts_are_close(x in 0.0f32..(K1 + 1.0)) {
-            let q = quantize(x);
-            prop_assert!(q >= 1);
-            prop_assert!((dequantize(q) - x).abs() <= IMPACT_STEP / 2.0 + 1e-6 || x < IMPACT_STEP);
-        }
     }
 }

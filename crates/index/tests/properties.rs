@@ -7,8 +7,7 @@
 use std::collections::HashSet;
 
 use ask_index::build::section_terms;
-use ask_index::compact::{IMPACT_STEP, dequantize, quantize};
-use ask_index::index::{idf, impact};
+use ask_index::index::{IMPACT_STEP, dequantize, idf, impact, quantize};
 use ask_index::{Analyzer, BuildOptions, PageInput, SectionInput, Weights, build, decode, encode};
 use proptest::prelude::*;
 
