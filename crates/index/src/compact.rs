@@ -60,13 +60,16 @@ pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize) -> u32 {
     v
 }
 
-/// The section ids of one term's gap stream.
+/// The section ids of one term's gap stream (the tests' reader; the
+/// search loop reads the gaps in line).
+#[cfg(test)]
 pub(crate) struct Ids<'a> {
     bytes: &'a [u8],
     pos: usize,
     id: u32,
 }
 
+#[cfg(test)]
 impl<'a> Ids<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Ids {
@@ -77,6 +80,7 @@ impl<'a> Ids<'a> {
     }
 }
 
+#[cfg(test)]
 impl Iterator for Ids<'_> {
     type Item = u32;
     #[inline(always)]

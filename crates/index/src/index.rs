@@ -483,26 +483,29 @@ impl Index {
             let dense = total * 4 >= n;
             let scores = &mut scores[..n];
             for &(w, id, start, end) in &lists {
-                let ids = crate::compact::Ids::new(d.ids_of(id));
+                let bytes = d.ids_of(id);
                 let imps = &d.postings_impact[start..end];
+                let (mut pos, mut s) = (0usize, 0u32);
                 // An id past the last section (only in a corrupted file
                 // that kept its checksum) is skipped, not a panic.
-                if dense {
-                    for (s, &q) in ids.zip(imps) {
-                        if let Some(slot) = scores.get_mut(s as usize) {
-                            *slot += w * f32::from(q);
-                        }
+                for &q in imps {
+                    let Some(&b) = bytes.get(pos) else {
+                        break;
+                    };
+                    // Most gaps take one byte.
+                    if b < 0x80 {
+                        pos += 1;
+                        s = s.wrapping_add(u32::from(b));
+                    } else {
+                        s = s.wrapping_add(crate::compact::read_varint(bytes, &mut pos));
                     }
-                } else {
-                    for (s, &q) in ids.zip(imps) {
-                        let Some(slot) = scores.get_mut(s as usize) else {
-                            continue;
-                        };
-                        if *slot == 0.0 {
-                            touched.push(s);
-                        }
-                        *slot += w * f32::from(q);
+                    let Some(slot) = scores.get_mut(s as usize) else {
+                        continue;
+                    };
+                    if !dense && *slot == 0.0 {
+                        touched.push(s);
                     }
+                    *slot += w * f32::from(q);
                 }
             }
             // Scores go back to zero for the next query.
