@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
 # shellcheck source=scripts/prereqs.sh
 source scripts/prereqs.sh
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
 before="$1"
 after="$2"
 rounds="${3:-2}"
@@ -33,8 +35,7 @@ for rev in "$before" "$after"; do
   cp "$CARGO_TARGET_DIR/dist/ask" "$work/ask-$rev"
   bin[$rev]="$work/ask-$rev"
   # The handler bench's binary, built now and run later (alternating).
-  handler[$rev]="$(cd "$tree" && cargo bench --locked -p nlweb-ask --bench handler --no-run --message-format=json 2>/dev/null \
-    | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("reason") == "compiler-artifact" and j.get("executable") and j["target"]["name"] == "handler"][-1])')"
+  handler[$rev]="$(cd "$tree" && bench_exe nlweb-ask handler)"
   cp "${handler[$rev]}" "$work/handler-$rev"
   handler[$rev]="$work/handler-$rev"
   echo "{\"rev\": \"$rev\", \"dist_ask_bytes\": $(stat -c %s "${bin[$rev]}")}"

@@ -26,11 +26,8 @@ repo="$(pwd)"
 export ASK_CORPORA="${ASK_CORPORA:-$repo/../shared/corpora}"
 work="$CARGO_TARGET_DIR/compare-index"
 mkdir -p "$work"
-# The executable of a bench target, built in the current directory.
-bench_exe() {
-  cargo bench --locked -p "$1" --bench "$2" --no-run --message-format=json 2>/dev/null \
-    | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("reason") == "compiler-artifact" and j.get("executable") and j["target"]["name"] == sys.argv[1]][-1])' "$2"
-}
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
 declare -A smallest
 for rev in "$before" "$after"; do
   tree="$work/tree-$rev"

@@ -144,9 +144,7 @@ impl Blocks {
             if r <= raw || p < packed {
                 return bad("text block ends are not ascending");
             }
-            // deflate expands at most about 1032 to 1: a block that claims
-            // more is not an index's, and no memory is taken for it.
-            if u64::from(r - raw) > u64::from(p - packed) * 1032 + 64 {
+            if !crate::compact::deflate_may_hold((p - packed) as usize, (r - raw) as usize) {
                 return bad("a text block claims more than deflate holds");
             }
             (raw, packed) = (r, p);

@@ -282,12 +282,7 @@ impl Dictionary {
 
     fn raw(&self) -> Vec<u8> {
         let mut raw = Vec::with_capacity(self.text.len() + self.end.len() + 5);
-        push_varint(&mut raw, self.end.len() as u32);
-        let mut prev = 0;
-        for e in self.end.iter() {
-            push_varint(&mut raw, e - prev);
-            prev = e;
-        }
+        push_gaps(&mut raw, &self.end);
         raw.extend_from_slice(self.text.as_bytes());
         raw
     }
@@ -307,19 +302,8 @@ impl Dictionary {
             .saturating_add(1)
             .saturating_mul(5)
             .saturating_add(bytes.len().saturating_mul(64));
-        let raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
-        let mut pos = 0;
-        let count = read_checked(&raw, &mut pos).ok_or_else(bad)? as usize;
-        if count > raw.len() || count > max_count {
-            return Err(bad());
-        }
-        let mut end = U32s::with_capacity(count);
-        let mut at: u64 = 0;
-        for _ in 0..count {
-            at += u64::from(read_checked(&raw, &mut pos).ok_or_else(bad)?);
-            end.push(u32::try_from(at).map_err(|_| bad())?);
-        }
-        let mut raw = raw;
+        let mut raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
+        let (end, pos, at) = read_sums(&raw, max_count).ok_or_else(bad)?;
         raw.drain(..pos);
         let text = String::from_utf8(raw).map_err(|_| bad())?;
         if at != text.len() as u64 || end.iter().any(|e| !text.is_char_boundary(e as usize)) {
@@ -407,14 +391,7 @@ impl Ascending {
     /// The file's form.
     pub(crate) fn packed(&self) -> Vec<u8> {
         let mut raw = Vec::with_capacity(self.0.len() + 5);
-        push_varint(&mut raw, self.0.len() as u32);
-        let mut prev = 0;
-        for v in self.0.iter() {
-            // Not ascending (a builder's bug): the gap wraps, and the
-            // decoder refuses the array.
-            push_varint(&mut raw, v.wrapping_sub(prev));
-            prev = v;
-        }
+        push_gaps(&mut raw, &self.0);
         deflate_behind_length(&raw)
     }
 
@@ -425,17 +402,7 @@ impl Ascending {
         let bad = || Error::Invalid(format!("{what} do not inflate"));
         let cap = max_count.saturating_add(1).saturating_mul(5);
         let raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
-        let mut pos = 0;
-        let count = read_checked(&raw, &mut pos).ok_or_else(bad)? as usize;
-        if count > raw.len() {
-            return Err(bad());
-        }
-        let mut out = U32s::with_capacity(count);
-        let mut at: u64 = 0;
-        for _ in 0..count {
-            at += u64::from(read_checked(&raw, &mut pos).ok_or_else(bad)?);
-            out.push(u32::try_from(at).map_err(|_| bad())?);
-        }
+        let (out, pos, _) = read_sums(&raw, max_count).ok_or_else(bad)?;
         if pos != raw.len() {
             return Err(bad());
         }
@@ -447,6 +414,43 @@ impl serde::Serialize for Ascending {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_bytes(&self.packed())
     }
+}
+
+/// Appends the count of `values`, then the gaps between them (from 0), as
+/// varints: what [`read_sums`] reads back. A value below the one before (a
+/// builder's bug) wraps, and the reader refuses the array.
+fn push_gaps(raw: &mut Vec<u8>, values: &U32s) {
+    push_varint(raw, values.len() as u32);
+    let mut prev = 0;
+    for v in values.iter() {
+        push_varint(raw, v.wrapping_sub(prev));
+        prev = v;
+    }
+}
+
+/// What [`push_gaps`] wrote at the start of `raw`, of at most `max_count`
+/// values: the values (running sums of the gaps), where they end, and the
+/// last; `None` when they do not read.
+fn read_sums(raw: &[u8], max_count: usize) -> Option<(U32s, usize, u64)> {
+    let mut pos = 0;
+    let count = read_checked(raw, &mut pos)? as usize;
+    if count > raw.len() || count > max_count {
+        return None;
+    }
+    let mut out = U32s::with_capacity(count);
+    let mut at: u64 = 0;
+    for _ in 0..count {
+        at += u64::from(read_checked(raw, &mut pos)?);
+        out.push(u32::try_from(at).ok()?);
+    }
+    Some((out, pos, at))
+}
+
+/// Whether `packed` bytes of deflate may inflate to `raw` bytes: deflate
+/// expands at most about 1032 to 1, so a larger claim is not an index's,
+/// and is refused before any memory is taken for it.
+pub(crate) fn deflate_may_hold(packed: usize, raw: usize) -> bool {
+    raw <= packed.saturating_mul(1032).saturating_add(64)
 }
 
 /// `raw`'s length (u32 LE), then `raw` deflated.
@@ -461,9 +465,7 @@ fn deflate_behind_length(raw: &[u8]) -> Vec<u8> {
 fn inflate_behind_length(bytes: &[u8], cap: usize) -> Option<Vec<u8>> {
     let (len, packed) = bytes.split_first_chunk::<4>()?;
     let len = u32::from_le_bytes(*len) as usize;
-    // deflate expands at most about 1032 to 1: a larger claim is not an
-    // index's, and is refused before any memory is taken for it.
-    if len > cap || len > packed.len().saturating_mul(1032).saturating_add(64) {
+    if len > cap || !deflate_may_hold(packed.len(), len) {
         return None;
     }
     inflate_exact(packed, len)
