@@ -155,21 +155,26 @@ fn sparse_pages() -> impl Strategy<Value = Vec<PageInput>> {
         texts
             .into_iter()
             .enumerate()
-            .map(|(i, text)| PageInput {
-                path: format!("{i}.mdx"),
-                route: format!("/p{i}"),
-                title: "page".into(),
-                description: String::new(),
-                sections: vec![SectionInput {
-                    anchor: "s".into(),
-                    heading: "section".into(),
-                    level: 2,
-                    text,
-                }],
-                ..PageInput::default()
-            })
+            .map(|(i, text)| one_section_page(i, text))
             .collect()
     })
+}
+
+/// Page `i`, one section of `text`.
+fn one_section_page(i: usize, text: String) -> PageInput {
+    PageInput {
+        path: format!("{i}.mdx"),
+        route: format!("/p{i}"),
+        title: "page".into(),
+        description: String::new(),
+        sections: vec![SectionInput {
+            anchor: "s".into(),
+            heading: "section".into(),
+            level: 2,
+            text,
+        }],
+        ..PageInput::default()
+    }
 }
 
 proptest! {
@@ -181,8 +186,8 @@ proptest! {
     }
 
     /// Hundreds of sections, words in most, some or very few of them: the
-    /// postings mix one-byte gaps (read eight at a time) with gaps of two
-    /// bytes, in every order.
+    /// common words' postings are runs of one-byte gaps (read eight at a
+    /// time), the rarer words' have gaps of two bytes too.
     #[test]
     fn top_k_matches_brute_force_over_long_and_short_gaps(
         pages in sparse_pages(),
@@ -190,6 +195,42 @@ proptest! {
         k in 1usize..12,
     ) {
         top_k_is_brute_forces(&pages, &query.join(" "), k)?;
+    }
+
+    /// One word's postings at chosen gaps, of one byte (under 8, and up to
+    /// 127) and of two (128 and more) in any order, each section holding
+    /// the word one to three times in turn: searching the word finds
+    /// exactly its sections, each scored by its own count (so a factor
+    /// read for the wrong posting shows).
+    #[test]
+    fn every_posting_is_read_whatever_its_gaps(
+        gaps in prop::collection::vec(prop_oneof![4 => 1u32..8, 2 => 8u32..128, 1 => 128u32..300], 1..60),
+    ) {
+        let mut ids = Vec::with_capacity(gaps.len());
+        for g in &gaps {
+            ids.push(ids.last().map_or(*g - 1, |last| last + g));
+        }
+        let times: std::collections::HashMap<u32, usize> =
+            ids.iter().enumerate().map(|(j, &id)| (id, j % 3 + 1)).collect();
+        let pages: Vec<PageInput> = (0..=*ids.last().unwrap())
+            .map(|i| {
+                let text = times.get(&i).map_or("text".to_string(), |&n| vec!["deploy"; n].join(" "));
+                one_section_page(i as usize, text)
+            })
+            .collect();
+        let a = Analyzer::new();
+        let idx = build(&pages, &opts(), &a).unwrap();
+        let got = idx.search(&a, "deploy", ids.len() + 1);
+        let got_ids: HashSet<u32> = got.iter().map(|h| h.section).collect();
+        prop_assert_eq!(got_ids, ids.iter().copied().collect::<HashSet<u32>>());
+        // One score for each count, higher for more.
+        let mut by_count = std::collections::BTreeMap::new();
+        for h in &got {
+            let score = *by_count.entry(times[&h.section]).or_insert(h.score);
+            prop_assert_eq!(score, h.score, "section {} ({} times)", h.section, times[&h.section]);
+        }
+        let scores: Vec<f32> = by_count.values().copied().collect();
+        prop_assert!(scores.windows(2).all(|w| w[0] < w[1]), "{:?}", by_count);
     }
 
     #[test]
