@@ -45,9 +45,7 @@ for _ in $(seq "$rounds"); do
     python3 benches/cold_start.py "${bin[$rev]}" 20 "aws-amplify=$index" | sed "s/^{/{\"rev\": \"$rev\", /"
   done
   for rev in "$before" "$after"; do
-    p="$(cd "$work/tree-$rev" && "${handler[$rev]}" --bench handler/prefect/list --warm-up-time 1 --measurement-time 2 2>/dev/null \
-      | grep -o 'p50 [0-9.]* µs, p99 [0-9.]* µs')"
-    echo "{\"rev\": \"$rev\", \"handler_list\": \"$p\"}"
+    handler_list "$rev" "$work/tree-$rev" "${handler[$rev]}"
   done
 done
 for rev in "$before" "$after"; do

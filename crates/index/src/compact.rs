@@ -204,29 +204,15 @@ impl Skips {
 /// bytes, and the search ignores ids past the last section).
 #[cfg(test)]
 pub(crate) fn check(bytes: &[u8], count: usize, limit: u32) -> bool {
-    let mut pos = 0;
-    let mut id: u64 = 0;
+    let (mut pos, mut id) = (0, 0u64);
     for k in 0..count {
-        let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = bytes.get(pos) else {
-                return false;
-            };
-            pos += 1;
-            if shift == 28 && b > 0x0f {
-                return false;
-            }
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                break;
-            }
-            shift += 7;
-        }
+        let Some(v) = read_checked(bytes, &mut pos) else {
+            return false;
+        };
         if k > 0 && v == 0 {
             return false;
         }
-        id += v;
+        id += u64::from(v);
         if id >= u64::from(limit) {
             return false;
         }

@@ -204,7 +204,7 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
         b.postings_impact.len(),
     )?;
     let n_terms = term_postings_end.len();
-    let data = IndexData {
+    let mut data = IndexData {
         strings: Text::shared(share(b.strings))
             .ok_or_else(|| Error::Invalid("stored text is not UTF-8".into()))?,
         page_spans: U32s::shared(share(b.page_spans)),
@@ -230,10 +230,6 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
             codes: crate::arrays::Blob::Shared(share(b.vector_codes)),
         },
     };
-    let mut data = data;
-    if !data.term_postings_end.is_well_formed() {
-        return Err(Error::Invalid("term postings".into()));
-    }
     data.term_ids_end = crate::compact::ids_ends(&data.postings_ids, &data.term_postings_end)
         .ok_or_else(|| Error::Invalid("postings length".into()))?;
     data.validate(&meta)?;
