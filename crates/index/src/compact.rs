@@ -279,16 +279,13 @@ impl Dictionary {
     }
 
     /// Reads the file's form, of at most `max_count` strings; `what`
-    /// names it in errors. The inflated bytes are refused past 5 a string
-    /// plus 64 times the deflated bytes (real dictionaries deflate 2 to 4
-    /// times) before any memory is taken for them.
+    /// names it in errors. The inflated bytes are refused past what
+    /// deflate can hold ([`deflate_may_hold`]) before any memory is taken
+    /// for them; no tighter ratio is assumed, since one long word that
+    /// repeats itself ("limitlimit…") deflates far more than real words.
     pub(crate) fn unpack(bytes: &[u8], what: &str, max_count: usize) -> Result<Dictionary> {
         let bad = || Error::Invalid(format!("{what} do not inflate"));
-        let cap = max_count
-            .saturating_add(1)
-            .saturating_mul(5)
-            .saturating_add(bytes.len().saturating_mul(64));
-        let mut raw = inflate_behind_length(bytes, cap).ok_or_else(bad)?;
+        let mut raw = inflate_behind_length(bytes, usize::MAX).ok_or_else(bad)?;
         let (end, pos, at) = read_sums(&raw, max_count).ok_or_else(bad)?;
         raw.drain(..pos);
         let text = String::from_utf8(raw).map_err(|_| bad())?;
@@ -329,7 +326,8 @@ impl LazyDictionary {
     /// The dictionary (inflated now if it was not yet).
     pub fn get(&self) -> &Dictionary {
         self.inflated.get_or_init(|| {
-            let max = self.packed.len().saturating_mul(64);
+            // Each word takes at least its one gap byte.
+            let max = self.packed.len().saturating_mul(1032).saturating_add(64);
             Dictionary::unpack(&self.packed, "typo vocabulary words", max).unwrap_or_default()
         })
     }
@@ -549,6 +547,16 @@ mod tests {
             if v.len() > 2 {
                 prop_assert!(Ascending::unpack(&a.packed(), "ends", 0).is_err());
             }
+        }
+
+        #[test]
+        fn dictionaries_of_long_repeating_words_round_trip(word in "[a-z]{1,6}", repeat in 1usize..2000, n in 1usize..4) {
+            // One word that repeats itself deflates hundreds of times over.
+            let mut d = Dictionary::default();
+            for i in 0..n {
+                d.push(&format!("{}{i}", word.repeat(repeat))).unwrap();
+            }
+            prop_assert_eq!(Dictionary::unpack(&d.packed(), "terms", n).unwrap(), d);
         }
 
         #[test]

@@ -334,6 +334,25 @@ proptest! {
     }
 }
 
+/// Found by CI's run of `stored_text_reads_back_after_decoding`: a word
+/// that repeats itself with no space ("limit" 205 times there, 600 here)
+/// is one term that deflates hundreds of times over, and the terms
+/// dictionary was refused past 64 times its deflated bytes, so the index
+/// built but did not load. Fails without the fix; passes with it.
+#[test]
+fn an_index_of_long_repeating_words_decodes() {
+    let pages: Vec<PageInput> = ["limit", "upload", "bucket"]
+        .iter()
+        .enumerate()
+        .map(|(i, w)| one_section_page(i, w.repeat(600)))
+        .collect();
+    let a = Analyzer::new();
+    let built = build(&pages, &opts(), &a).unwrap();
+    let idx = decode(&encode(&built).unwrap()).unwrap();
+    assert_eq!(idx, built);
+    assert_eq!(&*idx.section_text(1), "upload".repeat(600));
+}
+
 #[test]
 fn rejects_wrong_magic_version_checksum_and_truncation() {
     let a = Analyzer::new();
