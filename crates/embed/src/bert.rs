@@ -195,7 +195,9 @@ impl Bert {
     /// not normalised.
     pub fn pooled(&self, ids: &[u32]) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && !crate::kernel::PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
         {
             // SAFETY: the processor has AVX2 and FMA (checked just above).
             return unsafe { self.pooled_avx2(ids) };
@@ -515,17 +517,21 @@ mod tests {
         for i in -870_000..=880_000 {
             let x = i as f32 / 10_000.0;
             let exact = (x as f64).exp();
-            let got = exp(x) as f64;
-            worst = worst.max((got - exact).abs() / exact);
+            // One unit in the last place at `exact`: 2^(its exponent − 23).
+            let ulp = 2f64.powi(exact.log2().floor() as i32 - 23);
+            worst = worst.max((exp(x) as f64 - exact).abs() / ulp);
         }
-        // One unit in the last place is 2^-23 ≈ 1.19e-7 at most.
-        assert!(worst < 2.4e-7, "worst relative error {worst:e}");
-        assert!(exp(-1000.0) > 0.0 && exp(-1000.0) < 2e-38);
-        assert!(exp(1000.0).is_finite());
+        assert!(worst <= 2.0, "worst error {worst} units in the last place");
+        for x in [-1000.0, f32::NEG_INFINITY, f32::MIN] {
+            assert!(exp(x) > 1e-38 && exp(x) < 2e-38, "exp({x}) = {}", exp(x));
+        }
+        for x in [1000.0, f32::INFINITY, f32::MAX] {
+            assert!(exp(x) > 1e38 && exp(x).is_finite(), "exp({x}) = {}", exp(x));
+        }
     }
 
     #[test]
-    fn gelu_with_this_exp_is_gelu_with_the_library_exp() {
+    fn gelu_is_within_1e_6_of_its_f64_form() {
         fn reference(x: f32) -> f64 {
             let z = (x as f64 * std::f64::consts::FRAC_1_SQRT_2).abs();
             let t = 1.0 / (1.0 + 0.5 * z);
@@ -551,6 +557,5 @@ mod tests {
                 "gelu({x}) = {g}, want {want}"
             );
         }
-        assert_eq!(got[20_003], 0.0);
     }
 }

@@ -70,9 +70,9 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
         && std::arch::is_x86_feature_detected!("avx512f")
         && !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
     {
-        // SAFETY: the processor has AVX-512F (checked just above), and
-        // `avx512::linear` reads and writes only inside the slices it is
-        // given, whose shapes are asserted above and checked here.
+        // SAFETY: the processor has AVX-512F (checked just above); the
+        // kernel asserts the shape its loads need (checked here too, to
+        // take AVX2 otherwise).
         unsafe { avx512::linear(x, w, bias, y) };
         return;
     }
@@ -98,10 +98,10 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
     plain(x, w, bias, y);
 }
 
-/// The order every kernel computes `y` in: rows of W in blocks of 48 (at
+/// The order the kernels compute `y` in: rows of W in blocks of 48 (at
 /// most 72 KiB, which stay in the L2 cache while every token passes over
-/// them), and in each block the tokens four at a time, the last tile
-/// narrower. `tile(t, width, o0, o1)` computes tokens `t..t + width`
+/// them), and in each block the tokens four at a time (eight for
+/// AVX-512, through [`for_tiles_of`]), the last tile narrower. `tile(t, width, o0, o1)` computes tokens `t..t + width`
 /// against rows `o0..o1`.
 fn for_tiles(tokens: usize, rows: usize, tile: impl FnMut(usize, usize, usize, usize)) {
     for_tiles_of(4, tokens, rows, tile)
@@ -182,8 +182,9 @@ fn plain_tile<const T: usize>(
     }
 }
 
-/// Makes [`linear`] take the portable loop on every processor (to measure
-/// it where AVX2 would otherwise run).
+/// Makes [`linear`] take the portable loop on every processor, and the
+/// rest of the network its plain build (to measure what a processor with
+/// no vector kernel is given).
 pub static PORTABLE_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(target_arch = "x86_64")]
@@ -194,8 +195,15 @@ mod avx2 {
     /// Rows of W a step.
     const O: usize = 3;
 
+    /// # Safety
+    /// The processor has AVX2 and FMA. (The shape is asserted here: the
+    /// loads read 8 numbers at a time inside rows of `cols`, 3 rows a step.)
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
+        assert!(
+            w.cols.is_multiple_of(8) && w.rows.is_multiple_of(O),
+            "layer shape"
+        );
         super::for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| {
             // SAFETY: this function's own promise (AVX2 and FMA present).
             unsafe {
@@ -265,8 +273,15 @@ mod avx512 {
     /// Rows of W a step.
     const O: usize = 3;
 
+    /// # Safety
+    /// The processor has AVX-512F. (The shape is asserted here: the loads
+    /// read 16 numbers at a time inside rows of `cols`, 3 rows a step.)
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
+        assert!(
+            w.cols.is_multiple_of(16) && w.rows.is_multiple_of(O),
+            "layer shape"
+        );
         super::for_tiles_of(8, x.len() / w.cols, w.rows, |t, width, o0, o1| {
             // SAFETY: this function's own promise (AVX-512F present).
             unsafe {
@@ -402,7 +417,14 @@ mod tests {
 
     #[test]
     fn the_fast_layer_adds_what_the_plain_loop_adds() {
-        let (rows, cols) = (102, 40);
+        // 40 inputs a row: AVX2 (or NEON); 48: AVX-512 where present.
+        for cols in [40, 48] {
+            the_fast_layer_adds_what_the_plain_loop_adds_over(cols);
+        }
+    }
+
+    fn the_fast_layer_adds_what_the_plain_loop_adds_over(cols: usize) {
+        let rows = 102;
         let m: Vec<f32> = (0..rows * cols)
             .map(|i| ((i * 7919 % 1000) as f32 / 500.0) - 1.0)
             .collect();
@@ -453,7 +475,8 @@ mod tests {
                 kernels.push(("avx2", |x, w, b, y| unsafe { avx2::linear(x, w, b, y) }));
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: AVX-512F is present (checked just above).
+                // SAFETY: AVX-512F is present (checked just above); the
+                // rows are 48 numbers, the multiple of 16 it asserts.
                 kernels.push(("avx512", |x, w, b, y| unsafe { avx512::linear(x, w, b, y) }));
             }
         }

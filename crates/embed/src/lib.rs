@@ -223,8 +223,9 @@ impl Embedder {
     }
 }
 
-/// Runs the network with the portable loop even where the AVX2 one would
-/// run (to measure what arm64, which always takes it, is given).
+/// Runs the network with the portable loop and the rest of it in its
+/// plain build, even where a vector kernel would run (to measure what a
+/// processor with none is given).
 #[doc(hidden)]
 pub fn portable_kernel_only(on: bool) {
     kernel::PORTABLE_ONLY.store(on, std::sync::atomic::Ordering::Relaxed);

@@ -550,6 +550,15 @@ mod tests {
         }
 
         #[test]
+        fn a_length_deflate_cannot_hold_is_refused(claim in 1033u32 * 3 + 65..u32::MAX) {
+            // Three bytes of deflate claiming more than 1032 times as much.
+            let mut bytes = claim.to_le_bytes().to_vec();
+            bytes.extend([3, 0, 0]);
+            prop_assert!(Dictionary::unpack(&bytes, "terms", usize::MAX).is_err());
+            prop_assert!(inflate_behind_length(&bytes, usize::MAX).is_none());
+        }
+
+        #[test]
         fn dictionaries_of_long_repeating_words_round_trip(word in "[a-z]{1,6}", repeat in 1usize..2000, n in 1usize..4) {
             // One word that repeats itself deflates hundreds of times over.
             let mut d = Dictionary::default();
