@@ -670,6 +670,8 @@ fn hybrid_floor(set: &str) -> f64 {
         "aws-amplify" => 0.82,
         "aws-amplify (paraphrase)" => 0.55,
         "nlweb-ask-docs" => 0.86,
+        // Set 2026-12-05, when its 28 questions were written.
+        "nlweb-ask-docs (paraphrase)" => 0.63,
         other => panic!("no hybrid floor for golden set {other:?}"),
     }
 }
