@@ -11,13 +11,22 @@ use ask_embed::{DIM, Embedder, MINILM_L6, SECTION_TOKENS};
 use ask_index::Index;
 use ask_index::vectors::{Vectors, quantise};
 
-/// What the model reads of section `i`: its page's title, its heading
-/// (when it has its own) and its text, as far as [`SECTION_TOKENS`] go.
+/// What the model reads of section `i`: its page's title and description
+/// (what the page is about, which a section's own words often leave out),
+/// its heading (when it has its own) and its text, as far as
+/// [`SECTION_TOKENS`] go: `Title (description): Heading. Text`.
 pub fn section_text(index: &Index, i: u32) -> String {
     let s = index.section(i);
-    let title = index.page(s.page).title;
-    let mut out = String::with_capacity(title.len() + s.heading.len() + s.text.len() + 4);
+    let page = index.page(s.page);
+    let (title, description) = (page.title, page.description);
+    let mut out =
+        String::with_capacity(title.len() + description.len() + s.heading.len() + s.text.len() + 8);
     out.push_str(title);
+    if !description.is_empty() {
+        out.push_str(" (");
+        out.push_str(description);
+        out.push(')');
+    }
     if !s.heading.is_empty() && s.heading != title {
         out.push_str(": ");
         out.push_str(s.heading);
@@ -331,6 +340,53 @@ pub fn default_cache() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_reads_title_description_heading_and_text() {
+        let page = |description: &str| ask_index::PageInput {
+            path: "p.mdx".into(),
+            route: "/p".into(),
+            title: "Timeouts".into(),
+            description: description.into(),
+            sections: vec![
+                ask_index::SectionInput {
+                    heading: String::new(),
+                    anchor: String::new(),
+                    level: 0,
+                    text: "Runs can be cut short.".into(),
+                },
+                ask_index::SectionInput {
+                    heading: "Flow timeouts".into(),
+                    anchor: "flow-timeouts".into(),
+                    level: 2,
+                    text: "Set timeout_seconds.".into(),
+                },
+            ],
+            ..ask_index::PageInput::default()
+        };
+        let a = ask_index::Analyzer::new();
+        let opts = ask_index::BuildOptions {
+            docs_base_url: "https://docs.example.com".into(),
+            weights: ask_index::Weights::DOCS,
+            source: "mdx".into(),
+            corpus_fingerprint: "f".into(),
+            built_at_unix: 1,
+        };
+        let with = ask_index::build(&[page("Stop runs that take too long.")], &opts, &a).unwrap();
+        assert_eq!(
+            section_text(&with, 0),
+            "Timeouts (Stop runs that take too long.). Runs can be cut short."
+        );
+        assert_eq!(
+            section_text(&with, 1),
+            "Timeouts (Stop runs that take too long.): Flow timeouts. Set timeout_seconds."
+        );
+        let without = ask_index::build(&[page("")], &opts, &a).unwrap();
+        assert_eq!(
+            section_text(&without, 1),
+            "Timeouts: Flow timeouts. Set timeout_seconds."
+        );
+    }
 
     #[test]
     fn a_key_is_the_two_fnv_hashes_it_always_was() {
