@@ -195,10 +195,7 @@ impl Bert {
     /// not normalised.
     pub fn pooled(&self, ids: &[u32]) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && !crate::kernel::PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
-        {
+        if crate::kernel::avx2_fma() {
             // SAFETY: the processor has AVX2 and FMA (checked just above).
             return unsafe { self.pooled_avx2(ids) };
         }

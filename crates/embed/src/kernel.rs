@@ -68,8 +68,8 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
     assert!(y.len() == tokens * w.rows && bias.len() == w.rows);
     #[cfg(target_arch = "x86_64")]
     if w.cols.is_multiple_of(16)
+        && vectors_allowed()
         && std::arch::is_x86_feature_detected!("avx512f")
-        && !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
     {
         // SAFETY: the processor has AVX-512F (checked just above); the
         // kernel asserts the shape its loads need (checked here too, to
@@ -78,10 +78,7 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
-    {
+    if avx2_fma() {
         // SAFETY: the processor has AVX2 and FMA (checked just above), and
         // `avx2::linear` reads and writes only inside the slices it is
         // given, whose shapes are asserted above.
@@ -89,7 +86,7 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
         return;
     }
     #[cfg(target_arch = "aarch64")]
-    if !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
+    if vectors_allowed() {
         // SAFETY: NEON is part of every arm64 processor Rust targets, and
         // `neon::linear` reads and writes only inside the slices it is
         // given, whose shapes are asserted above.
@@ -102,8 +99,9 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
 /// The order the kernels compute `y` in: rows of W in blocks of 48 (at
 /// most 72 KiB, which stay in the L2 cache while every token passes over
 /// them), and in each block the tokens four at a time (eight for
-/// AVX-512, through [`for_tiles_of`]), the last tile narrower. `tile(t, width, o0, o1)` computes tokens `t..t + width`
-/// against rows `o0..o1`.
+/// AVX-512, through [`for_tiles_of`]), the last tile narrower.
+/// `tile(t, width, o0, o1)` computes tokens `t..t + width` against rows
+/// `o0..o1`.
 fn for_tiles(tokens: usize, rows: usize, tile: impl FnMut(usize, usize, usize, usize)) {
     for_tiles_of(4, tokens, rows, tile)
 }
@@ -187,6 +185,20 @@ fn plain_tile<const T: usize>(
 /// rest of the network its plain build (to measure what a processor with
 /// no vector kernel is given).
 pub static PORTABLE_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether vector code may run ([`PORTABLE_ONLY`] is off).
+fn vectors_allowed() -> bool {
+    !PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether the AVX2 and FMA builds run here: the processor has both and
+/// [`PORTABLE_ONLY`] is off. What every AVX2+FMA copy is chosen by.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx2_fma() -> bool {
+    vectors_allowed()
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+}
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {

@@ -25,15 +25,22 @@ pub struct Vectors {
 
 /// One vector as stored: its scale and codes.
 pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
+    in_steps(v, 127.0, |x| x as i8)
+}
+
+/// `v` in whole-number steps of its largest magnitude / `top` (each number
+/// rounded, within ±`top`, then made a `T` by `to`), and that step; all
+/// zeros and a step of 0 when `v` is all zero or not finite.
+fn in_steps<T: Copy + Default>(v: &[f32], top: f32, to: impl Fn(f32) -> T) -> (f32, Vec<T>) {
     let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
     if max == 0.0 || !max.is_finite() {
-        return (0.0, vec![0; v.len()]);
+        return (0.0, vec![T::default(); v.len()]);
     }
-    let scale = max / 127.0;
+    let scale = max / top;
     (
         scale,
         v.iter()
-            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+            .map(|x| to((x / scale).round().clamp(-top, top)))
             .collect(),
     )
 }
@@ -151,16 +158,7 @@ impl Vectors {
 
 /// `query` as 16-bit whole numbers, and the scale that turns them back.
 fn query_codes(query: &[f32]) -> (f32, Vec<i16>) {
-    let max = query.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    if max == 0.0 || !max.is_finite() {
-        return (0.0, vec![0; query.len()]);
-    }
-    let scale = max / 32_767.0;
-    let q = query
-        .iter()
-        .map(|x| (x / scale).round().clamp(-32_767.0, 32_767.0) as i16)
-        .collect();
-    (scale, q)
+    in_steps(query, 32_767.0, |x| x as i16)
 }
 
 /// The sum of `q[i]` times the stored byte `row[i]` (an `i8`): in i32
