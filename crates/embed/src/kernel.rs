@@ -98,16 +98,10 @@ pub fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
 
 /// The order the kernels compute `y` in: rows of W in blocks of 48 (at
 /// most 72 KiB, which stay in the L2 cache while every token passes over
-/// them), and in each block the tokens four at a time (eight for
-/// AVX-512, through [`for_tiles_of`]), the last tile narrower.
-/// `tile(t, width, o0, o1)` computes tokens `t..t + width` against rows
-/// `o0..o1`.
-fn for_tiles(tokens: usize, rows: usize, tile: impl FnMut(usize, usize, usize, usize)) {
-    for_tiles_of(4, tokens, rows, tile)
-}
-
-/// [`for_tiles`] with tiles of `most` tokens.
-fn for_tiles_of(
+/// them), and in each block the tokens `most` at a time (four, eight for
+/// AVX-512), the last tile narrower. `tile(t, width, o0, o1)` computes
+/// tokens `t..t + width` against rows `o0..o1`.
+fn for_tiles(
     most: usize,
     tokens: usize,
     rows: usize,
@@ -128,12 +122,17 @@ fn for_tiles_of(
 /// tokens, eight lanes each): what the vector kernels are tested against,
 /// and what a processor with neither AVX2 nor NEON runs.
 fn plain(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
-    for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| match width {
-        4 => plain_tile::<4>(x, t, w, bias, y, o0, o1),
-        3 => plain_tile::<3>(x, t, w, bias, y, o0, o1),
-        2 => plain_tile::<2>(x, t, w, bias, y, o0, o1),
-        _ => plain_tile::<1>(x, t, w, bias, y, o0, o1),
-    });
+    for_tiles(
+        4,
+        x.len() / w.cols,
+        w.rows,
+        |t, width, o0, o1| match width {
+            4 => plain_tile::<4>(x, t, w, bias, y, o0, o1),
+            3 => plain_tile::<3>(x, t, w, bias, y, o0, o1),
+            2 => plain_tile::<2>(x, t, w, bias, y, o0, o1),
+            _ => plain_tile::<1>(x, t, w, bias, y, o0, o1),
+        },
+    );
 }
 
 /// Tokens `t..t + T` against rows `o0..o1` of W.
@@ -217,7 +216,7 @@ mod avx2 {
             w.cols.is_multiple_of(8) && w.rows.is_multiple_of(O),
             "layer shape"
         );
-        super::for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| {
+        super::for_tiles(4, x.len() / w.cols, w.rows, |t, width, o0, o1| {
             // SAFETY: this function's own promise (AVX2 and FMA present).
             unsafe {
                 match width {
@@ -295,7 +294,7 @@ mod avx512 {
             w.cols.is_multiple_of(16) && w.rows.is_multiple_of(O),
             "layer shape"
         );
-        super::for_tiles_of(8, x.len() / w.cols, w.rows, |t, width, o0, o1| {
+        super::for_tiles(8, x.len() / w.cols, w.rows, |t, width, o0, o1| {
             // SAFETY: this function's own promise (AVX-512F present).
             unsafe {
                 match width {
@@ -367,12 +366,17 @@ mod neon {
     /// `w.cols` is a multiple of 8 and `w.rows` of 3 (what [`super::linear`]
     /// asserts): the loads read 8 numbers at a time inside rows of `cols`.
     pub(super) unsafe fn linear(x: &[f32], w: &Q8, bias: &[f32], y: &mut [f32]) {
-        super::for_tiles(x.len() / w.cols, w.rows, |t, width, o0, o1| match width {
-            4 => tile::<4>(x, t, w, bias, y, o0, o1),
-            3 => tile::<3>(x, t, w, bias, y, o0, o1),
-            2 => tile::<2>(x, t, w, bias, y, o0, o1),
-            _ => tile::<1>(x, t, w, bias, y, o0, o1),
-        });
+        super::for_tiles(
+            4,
+            x.len() / w.cols,
+            w.rows,
+            |t, width, o0, o1| match width {
+                4 => tile::<4>(x, t, w, bias, y, o0, o1),
+                3 => tile::<3>(x, t, w, bias, y, o0, o1),
+                2 => tile::<2>(x, t, w, bias, y, o0, o1),
+                _ => tile::<1>(x, t, w, bias, y, o0, o1),
+            },
+        );
     }
 
     /// Tokens `t..t + T` against rows `o0..o1` of W, eight inputs a step
