@@ -113,9 +113,10 @@ fn cant_answer_precision_and_recall() {
     assert!(p >= PRECISION_FLOOR && r >= RECALL_FLOOR, "{report}");
 }
 
-/// Today's figures over all sets (precision 0.82, recall 0.75 at 0.55,
-/// 2026-12-03; they were 0.82 and 0.73 at 0.5 before the field weights
-/// changed), less about 0.05.
+/// The figures over all sets when the floors were set (precision 0.82,
+/// recall 0.75 at 0.55, 2026-12-03; they were 0.82 and 0.73 at 0.5 before
+/// the field weights changed), less about 0.05. On 2026-12-05, after one
+/// question of this project's set was relabelled answerable: 0.81 and 0.71.
 const PRECISION_FLOOR: f64 = 0.77;
 const RECALL_FLOOR: f64 = 0.68;
 
