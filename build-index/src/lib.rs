@@ -1,10 +1,12 @@
 //! The build-time half of nlweb-ask: reading `.mdx` docs into pages
 //! ([`mdx`], [`corpus`]), their sentence vectors ([`embed`]) and storing the index in S3 ([`upload`]);
-//! and the content-gap report of a deployed endpoint's log ([`report`]). The
+//! the content-gap report of a deployed endpoint's log ([`report`]); and how
+//! well an index ranks a team's own graded questions ([`evaluate`]). The
 //! `build-index` binary wires them to the command line.
 
 pub mod corpus;
 pub mod embed;
+pub mod evaluate;
 pub mod mdx;
 pub mod report;
 pub mod upload;

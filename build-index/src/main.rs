@@ -111,6 +111,24 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// How well an index ranks your own graded questions (JSON lines: {"q", "expected": [pages], "partial": [pages]}): page-level nDCG@10 with the words alone and, given the model and an index with sentence vectors, mixed at each weight; whether ask.retriever: hybrid helps on your docs.
+    Evaluate {
+        /// Index file to measure.
+        #[arg(long)]
+        index: PathBuf,
+        /// The graded questions, one JSON object a line.
+        #[arg(long)]
+        questions: PathBuf,
+        /// Page weights by path glob, as JSON, like ask.boost.
+        #[arg(long)]
+        boost: Option<String>,
+        /// Synonym groups as JSON, like ask.synonyms.
+        #[arg(long)]
+        synonyms: Option<String>,
+        /// The pinned model's folder, to measure hybrid too (default $ASK_MODEL_DIR).
+        #[arg(long)]
+        model: Option<PathBuf>,
+    },
     /// Write the sentence model's packed int8 form (what the Lambda loads: ask.model_dir) into a folder, checked against its pin.
     PackModel {
         /// The pinned model's folder (scripts/model.sh; default $ASK_MODEL_DIR).
@@ -174,6 +192,19 @@ fn main() {
             (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
         Some(Command::PackModel { model, out }) => pack_model(model_dir(model), &out),
+        Some(Command::Evaluate {
+            index,
+            questions,
+            boost,
+            synonyms,
+            model,
+        }) => evaluate(
+            &index,
+            &questions,
+            boost.as_deref(),
+            synonyms.as_deref(),
+            model_dir(model),
+        ),
         Some(Command::Report {
             files,
             index,
@@ -524,6 +555,134 @@ fn json_str(out: &mut Vec<u8>, s: &str) -> Result<()> {
     Ok(())
 }
 
+/// The docs team's rules from `--boost` and `--synonyms`, with the
+/// sentence model's mix if any.
+fn team_rules(
+    index: &Index,
+    analyzer: &Analyzer,
+    boost: Option<&str>,
+    synonyms: Option<&str>,
+    hybrid: Option<ask_index::search::Hybrid>,
+) -> Result<ask_index::search::Rules> {
+    let rules: Vec<(String, f32)> = match boost {
+        Some(json) => serde_json::from_str::<std::collections::BTreeMap<String, f32>>(json)
+            .context("--boost takes a JSON object of glob to weight, such as {\"gen1/**\": 0.6}")?
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    let groups: Vec<Vec<String>> = match synonyms {
+        Some(json) => serde_json::from_str(json)
+            .context("--synonyms takes a JSON list of groups, such as [[\"cancel\", \"stop\"]]")?,
+        None => Vec::new(),
+    };
+    Ok(ask_index::search::Rules {
+        page_weights: ask_index::boost::Boosts::new(&rules)?.page_weights(index),
+        synonyms: ask_index::synonyms::Synonyms::new(&groups, analyzer)?,
+        hybrid,
+    })
+}
+
+/// The sentence model from `dir` (sha256-checked), mixed in at `weight`;
+/// an index with no sentence vectors (at `path`) is an error.
+fn load_hybrid(
+    index: &Index,
+    path: &Path,
+    dir: &Path,
+    weight: f32,
+) -> Result<ask_index::search::Hybrid> {
+    if index.vectors().is_empty() {
+        bail!(
+            "{} has no sentence vectors: build it with `build-index --model DIR`",
+            path.display()
+        );
+    }
+    let model = ask_embed::Embedder::load(dir)
+        .with_context(|| format!("loading the sentence model from {}", dir.display()))?;
+    Ok(ask_index::search::Hybrid {
+        encoder: std::sync::Arc::new(model),
+        weight,
+    })
+}
+
+/// `build-index evaluate`: the Markdown table of [`build_index::evaluate`]
+/// on stdout. Hybrid is measured when the model is given and the index has
+/// sentence vectors; otherwise stderr says why not.
+fn evaluate(
+    path: &Path,
+    questions: &Path,
+    boost: Option<&str>,
+    synonyms: Option<&str>,
+    model: Option<PathBuf>,
+) -> Result<()> {
+    use build_index::evaluate::{WEIGHTS, ndcg10, read_questions, table};
+    let text = std::fs::read_to_string(questions)
+        .with_context(|| format!("reading {}", questions.display()))?;
+    let (questions, unanswerable) =
+        read_questions(&text).with_context(|| format!("reading {}", questions.display()))?;
+    if questions.is_empty() {
+        bail!("no answerable questions to measure");
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let index: Index = ask_index::decode_bytes(bytes.into())
+        .with_context(|| format!("loading {}", path.display()))?;
+    let analyzer = Analyzer::new();
+    let known: std::collections::HashSet<&str> = (0..index.page_count() as u32)
+        .map(|p| index.page_path_route(p).0)
+        .collect();
+    for q in &questions {
+        for p in q.expected.iter().chain(&q.partial) {
+            if !known.contains(p.as_str()) {
+                eprintln!(
+                    "warning: {:?} names {p:?}, which is not a page of this index",
+                    q.q
+                );
+            }
+        }
+    }
+    let mut rankings = vec![("bm25".to_string(), None)];
+    match model {
+        Some(dir) if !index.vectors().is_empty() => {
+            let h = load_hybrid(&index, path, &dir, 0.0)?;
+            for w in WEIGHTS {
+                rankings.push((
+                    format!("hybrid {w}"),
+                    Some(ask_index::search::Hybrid {
+                        encoder: h.encoder.clone(),
+                        weight: w,
+                    }),
+                ));
+            }
+        }
+        Some(_) => eprintln!(
+            "note: {} has no sentence vectors (build it with --model): the words alone measured",
+            path.display()
+        ),
+        None => {
+            eprintln!("note: no model (--model DIR or ASK_MODEL_DIR): the words alone measured")
+        }
+    }
+    let mut rows = Vec::new();
+    for (name, hybrid) in rankings {
+        let rules = team_rules(&index, &analyzer, boost, synonyms, hybrid)?;
+        let total: f64 = questions
+            .iter()
+            .map(|q| {
+                let (hits, _) =
+                    ask_index::search::retrieve_corrected(&index, &analyzer, &q.q, &[], 10, &rules);
+                let pages: Vec<&str> = hits
+                    .iter()
+                    .map(|h| index.page_path_route(index.section_page(h.section)).0)
+                    .collect();
+                ndcg10(&pages, q)
+            })
+            .sum();
+        rows.push((name, total / questions.len() as f64));
+    }
+    print!("{}", table(&rows, questions.len(), unanswerable));
+    Ok(())
+}
+
 fn search(
     path: &Path,
     top_k: usize,
@@ -539,42 +698,15 @@ fn search(
         .with_context(|| format!("loading {}", path.display()))?;
     let load = load.elapsed();
     let analyzer = Analyzer::new();
-    let rules: Vec<(String, f32)> = match boost {
-        Some(json) => serde_json::from_str::<std::collections::BTreeMap<String, f32>>(json)
-            .context("--boost takes a JSON object of glob to weight, such as {\"gen1/**\": 0.6}")?
-            .into_iter()
-            .collect(),
-        None => Vec::new(),
-    };
-    let groups: Vec<Vec<String>> = match synonyms {
-        Some(json) => serde_json::from_str(json)
-            .context("--synonyms takes a JSON list of groups, such as [[\"cancel\", \"stop\"]]")?,
-        None => Vec::new(),
-    };
     let hybrid = match hybrid {
         None => None,
         Some((dir, weight)) => {
             let dir =
                 dir.context("--retriever hybrid needs the model: --model DIR or ASK_MODEL_DIR")?;
-            if index.vectors().is_empty() {
-                bail!(
-                    "{} has no sentence vectors: build it with `build-index --model DIR`",
-                    path.display()
-                );
-            }
-            let model = ask_embed::Embedder::load(&dir)
-                .with_context(|| format!("loading the sentence model from {}", dir.display()))?;
-            Some(ask_index::search::Hybrid {
-                encoder: std::sync::Arc::new(model),
-                weight,
-            })
+            Some(load_hybrid(&index, path, &dir, weight)?)
         }
     };
-    let rules = ask_index::search::Rules {
-        page_weights: ask_index::boost::Boosts::new(&rules)?.page_weights(&index),
-        synonyms: ask_index::synonyms::Synonyms::new(&groups, &analyzer)?,
-        hybrid,
-    };
+    let rules = team_rules(&index, &analyzer, boost, synonyms, hybrid)?;
     let mut stdin = std::io::stdin().lock();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -812,6 +812,88 @@ fn hybrid_relevance_leave_one_corpus_out() {
     );
 }
 
+/// `build-index evaluate` gives the figures the gate computes for this
+/// project's golden set, with the words alone and mixed at 0.4; a line
+/// that is not a graded question fails with its number.
+#[test]
+fn evaluate_gives_the_gates_figures() {
+    let test = "evaluate_gives_the_gates_figures";
+    let Some(model) = model(test) else {
+        return;
+    };
+    let set = golden_sets()
+        .into_iter()
+        .find(|s| s.golden.ends_with("nlweb-ask-docs.jsonl"))
+        .unwrap();
+    let dir = tmp("evaluate");
+    let idx = dir.join("docs.idx");
+    run(bin()
+        .arg("--corpus")
+        .arg(&set.corpus)
+        .args(["--base-url", "https://docs.example.com", "--model"])
+        .arg(&model)
+        .arg("--out")
+        .arg(&idx));
+    let rules: Vec<&str> = set.rules.iter().flat_map(|(f, v)| [*f, *v]).collect();
+    let out = run(bin()
+        .args(["evaluate", "--index"])
+        .arg(&idx)
+        .arg("--questions")
+        .arg(&set.golden)
+        .args(&rules)
+        .arg("--model")
+        .arg(&model));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let (n, bm25) = page_ndcg(&idx, &set.golden, &rules);
+    let mut hybrid_args = rules.clone();
+    let model_arg = model.to_str().unwrap();
+    hybrid_args.extend([
+        "--retriever",
+        "hybrid",
+        "--model",
+        model_arg,
+        "--hybrid-weight",
+        "0.4",
+    ]);
+    let (_, hybrid) = page_ndcg(&idx, &set.golden, &hybrid_args);
+    assert!(table.starts_with(&format!("{n} questions (")), "{table}");
+    assert!(table.contains(&format!("| bm25 | {bm25:.3} |")), "{table}");
+    assert!(
+        table.contains(&format!("| hybrid 0.4 | {hybrid:.3} |")),
+        "{table}"
+    );
+    assert!(table.contains("Best mix: hybrid "), "{table}");
+
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"q\": \"x\", \"expected\": [\"api.mdx\"]}\n{\"q\": \"y\"}\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["evaluate", "--index"])
+        .arg(&idx)
+        .arg("--questions")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2: a question needs"), "{err}");
+
+    let out = run(bin()
+        .env_remove("ASK_MODEL_DIR")
+        .args(["evaluate", "--index"])
+        .arg(&idx)
+        .arg("--questions")
+        .arg(&set.golden)
+        .args(&rules));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains(&format!("| bm25 | {bm25:.3} |")), "{table}");
+    assert!(!table.contains("hybrid"), "{table}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the words alone measured"));
+}
+
 #[test]
 fn golden_questions_relevance() {
     if !needs("golden_questions_relevance", &MDX_CORPORA) {
