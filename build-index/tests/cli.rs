@@ -637,6 +637,17 @@ fn page_ndcg(index: &Path, golden: &Path, args: &[&str]) -> (usize, f64) {
     (questions.len(), total / questions.len() as f64)
 }
 
+/// Builds `corpus` into `idx` with the sentence vectors of `model`.
+fn build_with_vectors(corpus: &Path, model: &Path, idx: &Path) {
+    run(bin()
+        .arg("--corpus")
+        .arg(corpus)
+        .args(["--base-url", "https://docs.example.com", "--model"])
+        .arg(model)
+        .arg("--out")
+        .arg(idx));
+}
+
 /// One golden set measured for the hybrid gate: BM25 alone, and hybrid at
 /// each of [`HYBRID_WEIGHTS`].
 struct HybridRow {
@@ -712,13 +723,7 @@ fn hybrid_relevance_leave_one_corpus_out() {
             .to_string();
         let dir = tmp(&format!("hybrid-{corpus}"));
         let idx = dir.join("h.idx");
-        run(bin()
-            .arg("--corpus")
-            .arg(&set.corpus)
-            .args(["--base-url", "https://docs.example.com", "--model"])
-            .arg(&model)
-            .arg("--out")
-            .arg(&idx));
+        build_with_vectors(&set.corpus, &model, &idx);
         let paraphrase = repo().join(format!("tests/golden/paraphrase/{corpus}.jsonl"));
         let fresh = repo().join(format!("tests/golden/fresh/{corpus}.jsonl"));
         let mut goldens = vec![(corpus.clone(), set.golden.clone(), true)];
@@ -827,13 +832,7 @@ fn evaluate_gives_the_gates_figures() {
         .unwrap();
     let dir = tmp("evaluate");
     let idx = dir.join("docs.idx");
-    run(bin()
-        .arg("--corpus")
-        .arg(&set.corpus)
-        .args(["--base-url", "https://docs.example.com", "--model"])
-        .arg(&model)
-        .arg("--out")
-        .arg(&idx));
+    build_with_vectors(&set.corpus, &model, &idx);
     let rules: Vec<&str> = set.rules.iter().flat_map(|(f, v)| [*f, *v]).collect();
     let out = run(bin()
         .args(["evaluate", "--index"])
