@@ -60,16 +60,20 @@ pub fn read_questions(text: &str) -> Result<(Vec<Question>, usize)> {
     Ok((questions, unanswerable))
 }
 
-/// Page-level nDCG@10 of one ranking: `pages` are the pages of the hits in
-/// order (repeats count once), graded 2 if expected, 1 if partial; the
-/// ideal ranks every expected page, then every partial one.
-pub fn ndcg10(pages: &[&str], q: &Question) -> f64 {
+/// `pages` in order with repeats left out (a page counts once, at its
+/// first section).
+pub fn distinct<'a>(pages: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut seen: Vec<&str> = Vec::new();
     for p in pages {
-        if !seen.contains(p) {
+        if !seen.contains(&p) {
             seen.push(p);
         }
     }
+    seen
+}
+
+/// Each of `pages`' grade for `q`: 2 if expected, 1 if partial, else 0.
+pub fn gains(pages: &[&str], q: &Question) -> Vec<f64> {
     let grade = |p: &str| {
         if q.expected.iter().any(|e| e == p) {
             2.0
@@ -79,21 +83,30 @@ pub fn ndcg10(pages: &[&str], q: &Question) -> f64 {
             0.0
         }
     };
-    let gains: Vec<f64> = seen.iter().map(|p| grade(p)).collect();
+    pages.iter().map(|p| grade(p)).collect()
+}
+
+/// Graded DCG of `gains` (in rank order) at 10.
+pub fn dcg10(gains: &[f64]) -> f64 {
+    gains
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, g)| (2f64.powf(*g) - 1.0) / ((i + 2) as f64).log2())
+        .sum()
+}
+
+/// Page-level nDCG@10 of one ranking: `pages` are the pages of the hits in
+/// order (repeats count once), graded by [`gains`]; the ideal ranks every
+/// expected page, then every partial one.
+pub fn ndcg10(pages: &[&str], q: &Question) -> f64 {
     let ideal: Vec<f64> = q
         .expected
         .iter()
         .map(|_| 2.0)
         .chain(q.partial.iter().map(|_| 1.0))
         .collect();
-    let dcg = |g: &[f64]| -> f64 {
-        g.iter()
-            .take(10)
-            .enumerate()
-            .map(|(i, g)| (2f64.powf(*g) - 1.0) / ((i + 2) as f64).log2())
-            .sum()
-    };
-    dcg(&gains) / dcg(&ideal)
+    dcg10(&gains(&distinct(pages.iter().copied()), q)) / dcg10(&ideal)
 }
 
 /// The Markdown table of the rankings measured: `rows` are (ranking, mean

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use ask_index::Analyzer;
+use build_index::evaluate::{Question, dcg10, distinct, gains, ndcg10};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_build-index"));
@@ -296,48 +297,18 @@ struct Relevance {
     corrections: Vec<(String, Vec<(String, String)>)>,
 }
 
-/// Graded DCG of `gains` (in rank order) at 10.
-fn dcg10(gains: &[f64]) -> f64 {
-    gains
-        .iter()
-        .take(10)
-        .enumerate()
-        .map(|(i, g)| (2f64.powf(*g) - 1.0) / ((i + 2) as f64).log2())
-        .sum()
-}
-
 /// nDCG@10, reciprocal rank and "found in the first 5" of one run.
 fn judge(q: &serde_json::Value, run: &serde_json::Value, golden: &Path) -> (f64, f64, bool) {
-    let list = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
-            .unwrap_or_default()
-    };
-    let mut pages: Vec<&str> = Vec::new();
-    for h in run["hits"].as_array().unwrap() {
-        let p = h["id"].as_str().unwrap();
-        if !pages.contains(&p) {
-            pages.push(p);
-        }
-    }
-    let (expected, partial) = (list(&q["expected"]), list(&q["partial"]));
-    assert!(!expected.is_empty(), "{}: {q}", golden.display());
-    let grade = |p: &str| {
-        if expected.iter().any(|e| e == p) {
-            2.0
-        } else if partial.iter().any(|e| e == p) {
-            1.0
-        } else {
-            0.0
-        }
-    };
-    let gains: Vec<f64> = pages.iter().map(|p| grade(p)).collect();
-    let mut ideal: Vec<f64> = expected
-        .iter()
-        .map(|_| 2.0)
-        .chain(partial.iter().map(|_| 1.0))
-        .collect();
-    ideal.truncate(10);
+    let question: Question = serde_json::from_value(q.clone()).unwrap();
+    let pages = distinct(
+        run["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap()),
+    );
+    assert!(!question.expected.is_empty(), "{}: {q}", golden.display());
+    let gains = gains(&pages, &question);
     let rr = gains
         .iter()
         .take(10)
@@ -347,7 +318,7 @@ fn judge(q: &serde_json::Value, run: &serde_json::Value, golden: &Path) -> (f64,
     if !found {
         eprintln!("miss: {} -> {:?}", q["q"], &pages[..pages.len().min(5)]);
     }
-    (dcg10(&gains) / dcg10(&ideal), rr, found)
+    (ndcg10(&pages, &question), rr, found)
 }
 
 /// A section as the search output names it: page path and heading (`""`
