@@ -644,14 +644,12 @@ fn evaluate(
     match model {
         Some(dir) if !index.vectors().is_empty() => {
             let h = load_hybrid(&index, path, &dir, 0.0)?;
-            for w in WEIGHTS {
-                rankings.push((
-                    format!("hybrid {w}"),
-                    Some(ask_index::search::Hybrid {
-                        encoder: h.encoder.clone(),
-                        weight: w,
-                    }),
-                ));
+            for weight in WEIGHTS {
+                let h = ask_index::search::Hybrid {
+                    weight,
+                    ..h.clone()
+                };
+                rankings.push((format!("hybrid {weight}"), Some(h)));
             }
         }
         Some(_) => eprintln!(
@@ -662,9 +660,11 @@ fn evaluate(
             eprintln!("note: no model (--model DIR or ASK_MODEL_DIR): the words alone measured")
         }
     }
+    // The team's rules are read once; only the mix changes between rankings.
+    let mut rules = team_rules(&index, &analyzer, boost, synonyms, None)?;
     let mut rows = Vec::new();
     for (name, hybrid) in rankings {
-        let rules = team_rules(&index, &analyzer, boost, synonyms, hybrid)?;
+        rules.hybrid = hybrid;
         let total: f64 = questions
             .iter()
             .map(|q| {
