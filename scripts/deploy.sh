@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Deploys nlweb-ask to AWS with SAM and publishes the index of the docs.
 #
-#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=bm25 TRANSPORT=buffered scripts/deploy.sh [extra `sam deploy` args]
+#   STACK=nlweb-ask ENABLED=true DOCS=docs/content/docs RETRIEVER=hybrid TRANSPORT=buffered scripts/deploy.sh [extra `sam deploy` args]
 #
 # TRANSPORT=streaming deploys template.yaml's streaming variant
 # (scripts/streaming-template.sh): every route's integration streams and the
 # function runs with Lambda response streaming, so that an SSE answer's
 # sections go out before its summary is written.
 #
-# RETRIEVER=hybrid also ships the sentence model as a Lambda layer (its
+# RETRIEVER=hybrid (the default) also ships the sentence model as a Lambda layer (its
 # packed int8 form, 24 MB, written by `build-index pack-model` from the
 # files scripts/model.sh fetched, each checked by sha256) and stores the
 # sections' vectors in the index.
@@ -31,7 +31,7 @@ source scripts/prereqs.sh
 STACK="${STACK:-nlweb-ask}"
 ENABLED="${ENABLED:-true}"
 DOCS="${DOCS:-docs/content/docs}"
-RETRIEVER="${RETRIEVER:-bm25}"
+RETRIEVER="${RETRIEVER:-hybrid}"
 TRANSPORT="${TRANSPORT:-buffered}"
 export SAM_CLI_TELEMETRY=0
 case "$TRANSPORT" in

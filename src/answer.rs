@@ -9,14 +9,19 @@ use crate::protocol::response::{
     AnswerConfidence, Article, Citation, GeneratorUsed, QueryCorrection, Summary,
 };
 use crate::protocol::{Answer, AskRequest, Failure, Mode};
-use crate::summary::{self, Sentence, is_prose, one_line, sentence_score, sentences};
+use crate::summary::{self, Kind, Part, is_prose, one_line, sentence_score, sentences};
 
 const SNIPPET_CHARS: usize = 240;
 
-/// Below this coverage the docs are taken not to answer the question
-/// (calibrated on the golden sets' answerable and unanswerable questions;
-/// see tests/confidence.rs).
-pub const ANSWERED_COVERAGE: f32 = 0.55;
+/// Below this coverage, a question that names something the docs never
+/// mention is taken not to be answered ([`confidence`]). Chosen with
+/// [`ANSWERED_SIMILARITY`] on the golden sets' answerable and unanswerable
+/// questions, leave-one-corpus-out, for the best of precision and
+/// recall's minimum (tests/confidence.rs, BENCHMARKS.md "Can't answer").
+pub const ANSWERED_COVERAGE: f32 = 0.6;
+/// Under hybrid retrieval, below this similarity of the question's
+/// meaning to the best sections, likewise.
+pub const ANSWERED_SIMILARITY: f32 = 0.375;
 /// Sections whose terms count as covering the question.
 const COVERING_SECTIONS: usize = 3;
 
@@ -39,13 +44,19 @@ fn question_terms(
     out
 }
 
-/// The weighted share of the question's terms found in the best sections
-/// (title, heading and text, as indexed: the postings say); a term the
-/// index does not have weighs as much as the rarest one it has.
+/// Whether the docs seem to answer: the weighted share of the question's
+/// terms found in the best sections (title, heading and text, as indexed:
+/// the postings say; a term the index does not have weighs as much as the
+/// rarest one it has), and under hybrid retrieval the `similarity` of the
+/// question's meaning to the closest of them. Not answered when the
+/// question uses a word the docs never use and either the coverage is
+/// under [`ANSWERED_COVERAGE`] or the similarity under
+/// [`ANSWERED_SIMILARITY`].
 pub fn confidence(
     index: &Index,
     terms: &[(String, Option<f32>)],
     hits: &[Hit],
+    similarity: Option<f32>,
 ) -> AnswerConfidence {
     let rare = ask_index::index::idf(index.section_count() as u32, 1);
     let sections: Vec<u32> = hits
@@ -67,9 +78,16 @@ pub fn confidence(
     }
     let coverage = if total > 0.0 { found / total } else { 0.0 };
     missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // The docs may not answer only what names something they never
+    // mention; then the words or the meaning must be far from the best
+    // sections.
+    let foreign = terms.iter().any(|(_, idf)| idf.is_none());
+    let far = coverage < ANSWERED_COVERAGE || similarity.is_some_and(|s| s < ANSWERED_SIMILARITY);
+    let answered = !(foreign && far);
     AnswerConfidence {
         coverage: (coverage * 100.0).round() / 100.0,
-        answered: coverage >= ANSWERED_COVERAGE,
+        similarity: similarity.map(|s| (s * 100.0).round() / 100.0),
+        answered,
         missing: missing.into_iter().map(|(t, _)| t.to_string()).collect(),
     }
 }
@@ -118,11 +136,14 @@ pub struct Writer<'a> {
     pub model: Option<&'a dyn Generator>,
     /// The product's name.
     pub product: &'a str,
+    /// The extractive summarizer's constants.
+    pub summary: summary::Params,
 }
 
 /// What retrieval found, before any summary is written: the answer's
 /// items (its `summary` and `generator` still `None`), and what the
 /// summary is made from.
+#[derive(Clone)]
 pub struct Found {
     /// The answer so far.
     pub answer: Answer,
@@ -198,9 +219,10 @@ pub fn find(
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let (hits, corrected) =
-        search::retrieve_corrected(index, analyzer, question, prev, req.offset + top_k, rules);
-    let hits: Vec<Hit> = hits.into_iter().skip(req.offset).collect();
+    let retrieved = search::find(index, analyzer, question, prev, req.offset + top_k, rules);
+    let similarity = retrieved.similarity(index, COVERING_SECTIONS + req.offset);
+    let corrected = retrieved.corrected;
+    let hits: Vec<Hit> = retrieved.hits.into_iter().skip(req.offset).collect();
     let question = corrected.query.as_str();
     let corrections: Vec<QueryCorrection> = corrected
         .corrections
@@ -223,7 +245,7 @@ pub fn find(
         });
     }
     let question_terms = question_terms(index, analyzer, question);
-    let confidence = confidence(index, &question_terms, &hits);
+    let confidence = confidence(index, &question_terms, &hits, similarity);
     // The indexed ones, weighted, for snippets and summary sentences.
     let terms: Vec<(String, f32)> = question_terms
         .into_iter()
@@ -276,17 +298,36 @@ pub async fn summarize(
     let answered = confidence.as_ref().is_some_and(|c| c.answered);
     // Built only when no model answers.
     let extractive = || {
-        if let Some(c) = confidence.as_ref().filter(|c| !c.answered) {
-            return not_answered_item(c, items, base_url);
-        }
-        let stored: Vec<_> = hits
+        let read: Vec<_> = hits
             .iter()
             .take(summary::SECTIONS)
-            .map(|h| index.section_text(h.section))
+            .map(|h| index.section(h.section))
             .collect();
-        let texts: Vec<&str> = stored.iter().map(|t| &**t).collect();
-        let sentences = summary::summarize(analyzer, &texts, &terms, &items[0].description);
-        summary_item(&sentences, items, base_url)
+        let sources: Vec<summary::Source<'_>> = read
+            .iter()
+            .enumerate()
+            .map(|(rank, s)| summary::Source {
+                markdown: &s.text,
+                description: if s.anchor.is_empty() {
+                    index.page(s.page).description
+                } else {
+                    ""
+                },
+                weight: (1.0 - writer.summary.rank_decay * rank as f32).max(0.1),
+            })
+            .collect();
+        let parts = summary::summarize(
+            analyzer,
+            &sources,
+            &terms,
+            Kind::of(&asked),
+            &writer.summary,
+        );
+        let caveat = confidence
+            .as_ref()
+            .filter(|c| !c.answered)
+            .map(not_answered);
+        summary_item(caveat, &parts, items, base_url)
     };
     let (summary, used) = match writer.model {
         None => (
@@ -299,16 +340,20 @@ pub async fn summarize(
         ),
         Some(model) => {
             let written = if answered {
+                // The sections as Markdown: the model sees code as code,
+                // and can quote a block whole.
+                let markdown: Vec<_> = hits.iter().map(|h| index.section_text(h.section)).collect();
                 let prompt = Prompt {
                     product: writer.product,
                     question: &asked,
                     prev: &prev,
                     sources: items
                         .iter()
-                        .map(|a| Source {
+                        .zip(&markdown)
+                        .map(|(a, md)| Source {
                             name: &a.name,
                             url: &a.url,
-                            text: &a.text,
+                            text: if md.is_empty() { &a.text } else { md },
                         })
                         .collect(),
                 };
@@ -394,11 +439,12 @@ fn article(
     } else {
         format!("{} — {}", p.title, s.heading)
     };
-    let description = snippet(analyzer, &s.text, p.description, terms);
-    let text = if s.text.is_empty() {
+    let plain = s.plain();
+    let description = snippet(analyzer, &plain, p.description, terms);
+    let text = if plain.is_empty() {
         p.description
     } else {
-        &s.text
+        &plain
     };
     let score = (h.score * 100.0).round() / 100.0;
     Article::new(
@@ -411,11 +457,10 @@ fn article(
     )
 }
 
-/// The summary when the docs do not seem to answer: it says so plainly and
-/// names the closest pages, cited.
-fn not_answered_item(confidence: &AnswerConfidence, items: &[Article], site: &str) -> Summary {
-    let closest: Vec<&Article> = items.iter().take(3).collect();
-    let mut text = String::from("The documentation does not seem to answer this question");
+/// What a summary says first when the docs do not seem to answer: so,
+/// plainly, with the question's words no best section holds.
+fn not_answered(confidence: &AnswerConfidence) -> String {
+    let mut text = String::from(NOT_ANSWERED);
     if !confidence.missing.is_empty() {
         let words: Vec<&str> = confidence
             .missing
@@ -423,59 +468,113 @@ fn not_answered_item(confidence: &AnswerConfidence, items: &[Article], site: &st
             .take(3)
             .map(String::as_str)
             .collect();
-        text.push_str(&format!(" (no section covers: {})", words.join(", ")));
+        text.pop();
+        text.push_str(&format!(" (no section covers: {}).", words.join(", ")));
     }
-    text.push_str(". The closest pages are");
-    for (i, a) in closest.iter().enumerate() {
-        text.push_str(&format!(
-            "{} {} [{}]",
-            if i == 0 { "" } else { ";" },
-            a.name,
-            i + 1
-        ));
-    }
-    text.push('.');
-    let citations = closest
-        .iter()
-        .enumerate()
-        .map(|(i, a)| Citation {
-            index: i + 1,
-            name: a.name.clone(),
-            url: a.url.clone(),
-        })
-        .collect();
-    Summary::new(
-        text,
-        "The documentation does not seem to answer this question.".into(),
-        citations,
-        site.to_string(),
-    )
+    text.push_str(" The closest passage:");
+    text
 }
 
+/// The first sentence of a summary when the docs do not seem to answer.
+pub const NOT_ANSWERED: &str = "The documentation does not seem to answer this question.";
+
 /// The SearchSummary: each sentence followed by `[n]`, n the 1-based rank
-/// of the item it comes from, and the cited items listed once each.
-fn summary_item(sentences: &[Sentence], items: &[Article], site: &str) -> Summary {
-    let mut text = String::new();
-    let mut citations: Vec<Citation> = Vec::new();
-    for s in sentences {
-        if !text.is_empty() {
-            text.push(' ');
+/// of the item it comes from, a code block or table as fenced Markdown
+/// after the sentences that lead, and the cited items listed once each.
+/// With no sentence to lead, the best item's snippet leads when it is a
+/// whole sentence, else the name of the section that answers, as a label.
+/// A `caveat` (the docs do not seem to answer) comes first, and is the
+/// summary's description.
+fn summary_item(caveat: Option<String>, parts: &[Part], items: &[Article], site: &str) -> Summary {
+    let mut lead: Vec<Part> = Vec::new();
+    let mut label = None;
+    if !parts.iter().any(|p| matches!(p, Part::Sentence { .. })) {
+        let source = parts.first().map_or(0, Part::source);
+        let snippet = &items[source].description;
+        if summary::is_summary_sentence(snippet) && !summary::points_back(snippet) {
+            lead.push(Part::Sentence {
+                text: snippet.clone(),
+                source,
+            });
+        } else {
+            label = Some(source);
         }
-        text.push_str(&s.text);
-        text.push_str(&format!(" [{}]", s.source + 1));
-        if !citations.iter().any(|c| c.index == s.source + 1) {
-            let item = &items[s.source];
+    }
+    let mut text = caveat.clone().unwrap_or_default();
+    if let Some(source) = label {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&format!("{} [{}]", items[source].name, source + 1));
+    }
+    let mut citations: Vec<Citation> = Vec::new();
+    let mut after_block = label.is_some();
+    if let Some(source) = label {
+        citations.push(Citation {
+            index: source + 1,
+            name: items[source].name.clone(),
+            url: items[source].url.clone(),
+        });
+    }
+    for part in lead.iter().chain(parts) {
+        match part {
+            Part::Sentence { text: t, source } => {
+                if after_block {
+                    text.push_str("\n\n");
+                } else if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(t);
+                text.push_str(&format!(" [{}]", source + 1));
+                after_block = false;
+            }
+            Part::Code { lang, code, .. } => {
+                // A fence longer than any run of backticks that opens a
+                // line of the code.
+                let longest = code
+                    .lines()
+                    .map(|l| l.trim_start().chars().take_while(|&c| c == '`').count())
+                    .max()
+                    .unwrap_or(0);
+                let fence = "`".repeat((longest + 1).max(3));
+                text.push_str(&format!("\n\n{fence}{lang}\n{code}{fence}"));
+                after_block = true;
+            }
+            Part::Table { markdown, .. } => {
+                text.push_str("\n\n");
+                text.push_str(markdown);
+                after_block = true;
+            }
+        }
+        let n = part.source() + 1;
+        if !citations.iter().any(|c| c.index == n) {
+            let item = &items[part.source()];
             citations.push(Citation {
-                index: s.source + 1,
+                index: n,
                 name: item.name.clone(),
                 url: item.url.clone(),
             });
         }
     }
     citations.sort_by_key(|c| c.index);
-    let description = sentences
-        .first()
-        .map(|s| s.text.clone())
+    let description = lead
+        .iter()
+        .chain(parts)
+        .find_map(|p| match p {
+            Part::Sentence { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .or(label.map(|s| items[s].name.clone()))
         .unwrap_or_default();
-    Summary::new(text, description, citations, site.to_string())
+    let description = if caveat.is_some() {
+        NOT_ANSWERED.to_string()
+    } else {
+        description
+    };
+    Summary::new(
+        text.trim().to_string(),
+        description,
+        citations,
+        site.to_string(),
+    )
 }

@@ -82,7 +82,8 @@ pub type ModelLoad = std::thread::JoinHandle<Result<ask_embed::Embedder, String>
 
 /// The hybrid retriever of `ask.retriever: hybrid`: the model from `load`
 /// (what [`start_model`] started), checked against the model the index's
-/// vectors came from; `None` for `bm25`.
+/// vectors came from; `None` for `bm25`, and for an index built without
+/// vectors, which is served with the words alone after one warning.
 pub fn hybrid(
     c: &Config,
     index: &ask_index::Index,
@@ -92,15 +93,17 @@ pub fn hybrid(
         return Ok(None);
     };
     let built_with = &index.vectors().model;
+    if built_with.is_empty() {
+        tracing::warn!(
+            "ask.retriever is hybrid but the index has no sentence vectors: serving with the words alone (BM25); build it with `build-index --model DIR` (scripts/model.sh fetches the model), or set ask.retriever: bm25"
+        );
+        return Ok(None);
+    }
     if built_with != ask_embed::MINILM_L6.id {
-        return Err(if built_with.is_empty() {
-            "the index has no sentence vectors: build it with `build-index --model DIR` (scripts/model.sh fetches the model), or set ask.retriever: bm25".to_string()
-        } else {
-            format!(
-                "the index's vectors come from {built_with:?}, this build runs {:?}: rebuild it with this release's `build-index --model DIR`",
-                ask_embed::MINILM_L6.id
-            )
-        });
+        return Err(format!(
+            "the index's vectors come from {built_with:?}, this build runs {:?}: rebuild it with this release's `build-index --model DIR`",
+            ask_embed::MINILM_L6.id
+        ));
     }
     let model = load
         .join()

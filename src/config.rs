@@ -287,7 +287,7 @@ impl Config {
             generator_modes,
             public_base_url: a.public_base_url.unwrap_or_default(),
             max_response_bytes: a.max_response_bytes.unwrap_or(1024 * 1024),
-            retriever: Retriever::Bm25,
+            retriever: Retriever::Hybrid,
             model_dir: a.model_dir.unwrap_or_else(|| "/opt/model".into()),
             hybrid_weight: a.hybrid_weight.unwrap_or(ask_index::search::HYBRID_WEIGHT),
             transport: Transport::Buffered,
@@ -307,7 +307,7 @@ impl Config {
             "retriever",
             &env("ASK_RETRIEVER")
                 .or(a.retriever)
-                .unwrap_or_else(|| "bm25".into()),
+                .unwrap_or_else(|| "hybrid".into()),
             &[("bm25", Retriever::Bm25), ("hybrid", Retriever::Hybrid)],
         )?;
         if let Some(v) = env("ASK_MODEL_DIR").filter(|v| !v.is_empty()) {

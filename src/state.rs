@@ -232,6 +232,7 @@ impl Shared {
                 .as_deref()
                 .filter(|_| self.config.generator_modes.contains(&req.mode)),
             product: &self.product.0,
+            summary: crate::summary::PARAMS,
         }
     }
 

@@ -585,6 +585,47 @@ fn the_server_card_revalidates_for_free_and_is_open_to_every_origin() {
     assert!(card["remotes"][0].get("headers").is_none(), "{card}");
 }
 
+/// The saved not-answered event under the default retriever (hybrid):
+/// the confidence carries the meaning's similarity beside the words'
+/// coverage, and the summary says plainly that the docs do not answer,
+/// then quotes the closest passage, cited.
+#[test]
+fn the_not_answered_event_under_hybrid_retrieval() {
+    let Some(model) = support::docs::model_dir("the_not_answered_event_under_hybrid_retrieval")
+    else {
+        return;
+    };
+    let extra = support::docs::events_env();
+    let mut env: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let dir = model.to_str().unwrap().to_string();
+    env.push(("ASK_RETRIEVER", "hybrid"));
+    env.push(("ASK_MODEL_DIR", &dir));
+    let config = test_state::config(&env);
+    let index = support::docs::docs_index_with_vectors(&model);
+    let hybrid = nlweb_ask::built::hybrid(&config, &index, nlweb_ask::built::start_model(&config))
+        .unwrap()
+        .expect("hybrid");
+    let state = State::with_clock(config, index, Box::new(|| 0.0)).with_hybrid(hybrid);
+    let r = respond(&state, &event("http-get-not-answered.json"));
+    assert_eq!(r.status(), 200);
+    let doc: Value = serde_json::from_str(&body_text(&r)).unwrap();
+    let conf = &doc["_meta"]["answer_confidence"];
+    assert_eq!(conf["answered"], false, "{doc}");
+    let similarity = conf["similarity"]
+        .as_f64()
+        .expect("similarity under hybrid");
+    assert!((-1.0..=1.0).contains(&similarity), "{conf}");
+    let summary = doc["results"][0]["text"].as_str().unwrap();
+    assert!(
+        summary.starts_with("The documentation does not seem to answer this question"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("The closest passage:") && summary.contains("[1]"),
+        "{summary}"
+    );
+}
+
 #[test]
 fn a_question_the_docs_do_not_answer_is_said_plainly() {
     let state = state(true);

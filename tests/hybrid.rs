@@ -83,16 +83,19 @@ fn a_hybrid_state_ranks_as_build_index_search_does() {
 }
 
 #[test]
-fn an_index_without_vectors_stops_a_hybrid_cold_start_saying_what_to_run() {
+fn an_index_without_vectors_is_served_with_the_words_alone() {
     let config = test_state::config(&[("ASK_RETRIEVER", "hybrid")]);
-    let e = nlweb_ask::built::hybrid(
-        &config,
-        &docs_index(),
-        nlweb_ask::built::start_model(&config),
-    )
-    .unwrap_err();
-    assert!(e.contains("build-index --model"), "{e}");
-    let bm25 = test_state::config(&[]);
+    assert_eq!(config.retriever, nlweb_ask::config::Retriever::Hybrid);
+    assert!(
+        nlweb_ask::built::hybrid(
+            &config,
+            &docs_index(),
+            nlweb_ask::built::start_model(&config),
+        )
+        .unwrap()
+        .is_none()
+    );
+    let bm25 = test_state::config(&[("ASK_RETRIEVER", "bm25")]);
     assert!(
         nlweb_ask::built::hybrid(&bm25, &docs_index(), nlweb_ask::built::start_model(&bm25))
             .unwrap()

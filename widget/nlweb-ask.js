@@ -1,14 +1,15 @@
 // <nlweb-ask endpoint="https://…/ask"> — an "Ask the docs" box for a docs site.
 // One ES module, no dependencies. It POSTs an NLWeb 0.55 body and reads the
 // Server-Sent Events answer with fetch and a stream reader, renders the summary
-// with its numbered citations linked to the sources, then the sources, shows a
+// with its numbered citations linked to the sources (its fenced code as a code
+// block with a copy button, its tables as tables), then the sources, shows a
 // failure's message (NO_RESULTS, RATE_LIMITED with the wait), and keeps the
 // earlier questions (context.prev) for follow-ups, and under each answer asks
 // whether it helped (a thumbs up or down, POSTed to <endpoint>/feedback with
 // the answer's query_id). It names itself with X-Ask-Client: widget, so that
 // the endpoint's analytics can tell its readers from other clients. Theme it with CSS custom
 // properties: --nlweb-ask-accent, --nlweb-ask-bg, --nlweb-ask-fg, --nlweb-ask-muted,
-// --nlweb-ask-radius, --nlweb-ask-font.
+// --nlweb-ask-radius, --nlweb-ask-font, --nlweb-ask-code-bg.
 // Renders into its own children (light DOM), so page styles and tests can see it.
 const STYLE = `
 nlweb-ask{display:block;font:var(--nlweb-ask-font,inherit);color:var(--nlweb-ask-fg,inherit);background:var(--nlweb-ask-bg,transparent)}
@@ -23,6 +24,11 @@ nlweb-ask a{color:var(--nlweb-ask-accent,#2563eb)}
 nlweb-ask .nlweb-ask-rate{display:flex;gap:.5em;align-items:center;color:var(--nlweb-ask-muted,#555)}
 nlweb-ask .nlweb-ask-rate button{display:inline-flex;padding:.3em .6em;background:transparent;color:inherit;border:1px solid var(--nlweb-ask-muted,#888)}
 nlweb-ask .nlweb-ask-rate button[aria-pressed="true"]{background:var(--nlweb-ask-accent,#2563eb);color:#fff}
+nlweb-ask .nlweb-ask-code{position:relative;margin:.75em 0}
+nlweb-ask .nlweb-ask-code pre{margin:0;padding:.75em;overflow:auto;border-radius:var(--nlweb-ask-radius,6px);background:var(--nlweb-ask-code-bg,#f3f4f6);font:.9em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+nlweb-ask .nlweb-ask-code button{position:absolute;top:.4em;right:.4em;padding:.2em .6em;font-size:.8em}
+nlweb-ask .nlweb-ask-summary table{border-collapse:collapse;margin:.75em 0}
+nlweb-ask .nlweb-ask-summary th,nlweb-ask .nlweb-ask-summary td{border:1px solid var(--nlweb-ask-muted,#888);padding:.2em .5em;text-align:left}
 `;
 
 let styled = false;
@@ -207,22 +213,75 @@ class NlwebAsk extends HTMLElement {
     return box;
   }
 
-  render(summary, items) {
-    this.status.textContent = "";
-    const parts = [];
-    if (summary) {
-      const p = el("p", { class: "nlweb-ask-summary" });
-      const links = new Map(
-        (summary.citations || []).map((c) => [String(c.index), safeUrl(c.url)]).filter(([, u]) => u),
-      );
+  // A code block from the summary, with a button that copies its code.
+  code(lang, text) {
+    const code = el("code", lang ? { "data-lang": lang } : {}, text);
+    const copy = el("button", { type: "button", "aria-label": "Copy the code" }, "Copy");
+    copy.addEventListener("click", async () => {
+      let ok = false;
+      try {
+        await navigator.clipboard.writeText(text);
+        ok = true;
+      } catch {
+        // Without the asynchronous clipboard (an insecure page): a selection.
+        const area = el("textarea", { readonly: "", style: "position:fixed;opacity:0" });
+        area.value = text;
+        this.append(area);
+        area.select();
+        ok = document.execCommand("copy");
+        area.remove();
+      }
+      copy.textContent = ok ? "Copied" : "Copy failed";
+      this.dispatchEvent(new CustomEvent("nlweb-ask:copy", { detail: { text, ok } }));
+    });
+    return el("div", { class: "nlweb-ask-code" }, copy, el("pre", {}, code));
+  }
+
+  // A Markdown table's lines (header, separator, rows) as a table.
+  table(lines) {
+    const cells = (line) => line.trim().replace(/^\|/, "").replace(/\|$/, "")
+      .split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+    const [head, , ...rows] = lines;
+    return el("table", {},
+      el("thead", {}, el("tr", {}, ...cells(head).map((c) => el("th", {}, c)))),
+      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...cells(r).map((c) => el("td", {}, c))))));
+  }
+
+  // The summary's text as a reader sees it: paragraphs whose [n] link to
+  // their sources, fenced code as code blocks, tables as tables. Built
+  // from DOM nodes only: nothing in the text is read as HTML.
+  summaryNode(summary) {
+    const box = el("div", { class: "nlweb-ask-summary" });
+    const links = new Map(
+      (summary.citations || []).map((c) => [String(c.index), safeUrl(c.url)]).filter(([, u]) => u),
+    );
+    const prose = (chunk) => {
+      const lines = chunk.split("\n");
+      if (lines.length >= 2 && lines.every((l) => l.trim().startsWith("|"))) return box.append(this.table(lines));
+      const p = el("p", {});
       // "… sentence. [2] …": each [n] becomes a link to its source.
-      for (const piece of summary.text.split(/(\[\d+\])/)) {
+      for (const piece of chunk.split(/(\[\d+\])/)) {
         const n = piece.match(/^\[(\d+)\]$/)?.[1];
         if (n && links.has(n)) p.append(el("a", { href: links.get(n), class: "nlweb-ask-cite" }, piece));
         else p.append(piece);
       }
-      parts.push(p);
+      box.append(p);
+    };
+    const fence = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
+    let last = 0;
+    for (const m of summary.text.matchAll(fence)) {
+      for (const chunk of summary.text.slice(last, m.index).split(/\n{2,}/)) if (chunk.trim()) prose(chunk.trim());
+      box.append(this.code(m[1].trim(), m[2]));
+      last = m.index + m[0].length;
     }
+    for (const chunk of summary.text.slice(last).split(/\n{2,}/)) if (chunk.trim()) prose(chunk.trim());
+    return box;
+  }
+
+  render(summary, items) {
+    this.status.textContent = "";
+    const parts = [];
+    if (summary) parts.push(this.summaryNode(summary));
     const list = el("ol", { class: "nlweb-ask-sources" });
     for (const it of items) {
       const url = safeUrl(it.url);

@@ -12,10 +12,12 @@
 //!   `(group)` folders vanish; other folder names (`[platform]`) stay as they
 //!   are, percent-encoded where a URL needs it.
 //! - Sections start at each heading; anchors follow GitHub's slugger, or an
-//!   explicit `[#id]`.
+//!   explicit `[#id]`. A section's text is the Markdown of
+//!   [`ask_index::markdown`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use ask_index::markdown::tidy_markdown;
 use ask_index::{PageInput, SectionInput};
 use rayon::prelude::*;
 
@@ -354,7 +356,7 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
         heading: title.clone(),
         anchor: String::new(),
         level: 0,
-        text: tidy(&intro_text),
+        text: tidy_markdown(&intro_text),
     }];
     for b in blocks {
         match b {
@@ -380,7 +382,7 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
         }
     }
     for s in sections.iter_mut().skip(1) {
-        s.text = tidy(&s.text);
+        s.text = tidy_markdown(&s.text);
     }
     // Drop an empty intro when the page has other sections.
     if sections.len() > 1 && sections[0].text.is_empty() {
@@ -395,40 +397,6 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
         boost: f.boost,
         reference: is_reference(&headings),
     }
-}
-
-/// Trims lines and collapses runs of blank lines to one.
-fn tidy(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut blank = 0;
-    for line in s.lines() {
-        let l = line.trim_end();
-        let l = if l.trim().is_empty() { "" } else { l };
-        if l.is_empty() {
-            blank += 1;
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
-        }
-        blank = 0;
-        // Collapse runs of spaces left by removed markup, keep indentation.
-        let indent = l.len() - l.trim_start().len();
-        out.push_str(&l[..indent.min(8)]);
-        let mut prev_space = false;
-        for c in l.trim_start().chars() {
-            if c == ' ' {
-                if !prev_space {
-                    out.push(c);
-                }
-                prev_space = true;
-            } else {
-                out.push(c);
-                prev_space = false;
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,14 +13,15 @@ use ask_index::vectors::{Vectors, quantise};
 
 /// What the model reads of section `i`: its page's title and description
 /// (what the page is about, which a section's own words often leave out),
-/// its heading (when it has its own) and its text, as far as
+/// its heading (when it has its own) and its plain text, as far as
 /// [`SECTION_TOKENS`] go: `Title (description): Heading. Text`.
 pub fn section_text(index: &Index, i: u32) -> String {
     let s = index.section(i);
+    let text = s.plain();
     let page = index.page(s.page);
     let (title, description) = (page.title, page.description);
     let mut out =
-        String::with_capacity(title.len() + description.len() + s.heading.len() + s.text.len() + 8);
+        String::with_capacity(title.len() + description.len() + s.heading.len() + text.len() + 8);
     out.push_str(title);
     if !description.is_empty() {
         out.push_str(" (");
@@ -33,8 +34,8 @@ pub fn section_text(index: &Index, i: u32) -> String {
     }
     out.push_str(". ");
     // Past about 4 characters a token, the model reads no further.
-    let cut = s.text.floor_char_boundary(SECTION_TOKENS * 8);
-    out.push_str(&s.text[..cut]);
+    let cut = text.floor_char_boundary(SECTION_TOKENS * 8);
+    out.push_str(&text[..cut]);
     out
 }
 

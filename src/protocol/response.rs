@@ -99,6 +99,11 @@ pub struct QueryCorrection {
 pub struct AnswerConfidence {
     /// 0 to 1: the weighted share of the question's terms found.
     pub coverage: f32,
+    /// Under hybrid retrieval, -1 to 1: how close the question's meaning
+    /// is to the closest of the best sections (the cosine of their
+    /// sentence vectors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
     /// False when the coverage is under the threshold: the docs do not
     /// seem to answer, and the summary says so.
     pub answered: bool,

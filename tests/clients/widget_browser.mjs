@@ -2,7 +2,8 @@
 // over the DevTools protocol (Node's WebSocket; no npm packages). It loads the
 // demo page (widget/demo.html, served beside the endpoint), moves to the box
 // with the keyboard, types a question, presses Enter and waits for the answer;
-// checks the summary, its citation links and the sources; writes a screenshot;
+// checks the summary, its citation links, its code block (copied by its button)
+// and the sources; writes a screenshot;
 // rates the answer down from the keyboard; then asks a question with no match
 // (NO_RESULTS) and spends the bucket until a 429 is shown (the endpoint is
 // started with 4 requests a minute).
@@ -150,6 +151,24 @@ for (const c of answer.cites) {
   assert.equal(c.href.split("#")[0], answer.sources[n - 1].href.split("#")[0], `${c.n} links its source's page`);
 }
 assert.deepEqual(answer.prev, [question], "the question is kept for follow-ups");
+// The summary's code as a code block, copied by its button.
+const code = await evaluate(`(() => {
+  const block = document.querySelector("nlweb-ask .nlweb-ask-summary .nlweb-ask-code");
+  return block && { code: block.querySelector("pre code")?.textContent, button: block.querySelector("button")?.textContent };
+})()`);
+assert.ok(code && code.code && code.code.trim().length > 0, `a code block in the summary: ${answer.summary}`);
+assert.equal(code.button, "Copy");
+const origin = new URL(demoUrl).origin;
+await send("Browser.grantPermissions", { origin, permissions: ["clipboardReadWrite", "clipboardSanitizedWrite"] });
+await evaluate(`(() => {
+  const b = document.querySelector("nlweb-ask");
+  window.copied = new Promise((r) => b.addEventListener("nlweb-ask:copy", (e) => r(e.detail), { once: true }));
+  b.querySelector(".nlweb-ask-code button").click();
+})()`);
+const copied = await evaluate(`window.copied`);
+assert.deepEqual(copied, { text: code.code, ok: true }, "the copy button copies the block's code");
+assert.equal(await evaluate(`navigator.clipboard.readText()`), code.code, "the clipboard holds the code");
+assert.equal(await evaluate(`document.querySelector("nlweb-ask .nlweb-ask-code button").textContent`), "Copied");
 // The answered page, as a reader sees it.
 const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true });
 writeFileSync(screenshot, Buffer.from(shot.data, "base64"));

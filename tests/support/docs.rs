@@ -123,7 +123,12 @@ pub fn model_dir(test: &str) -> Option<PathBuf> {
 /// The bundled docs' index with its sections' vectors (embedded through
 /// build-index's cache).
 pub fn docs_index_with_vectors(model: &Path) -> ask_index::Index {
-    let index = docs_index();
+    with_vectors(docs_index(), model)
+}
+
+/// `index` with its sections' vectors (embedded through build-index's
+/// cache).
+pub fn with_vectors(index: ask_index::Index, model: &Path) -> ask_index::Index {
     let mut cache = build_index::embed::Cache::open(build_index::embed::default_cache().as_deref());
     let (vectors, _) = build_index::embed::vectors(&index, model, &mut cache, &|_, _| {
         indicatif::ProgressBar::hidden()

@@ -115,10 +115,11 @@ pub fn peer_build(pages: &[PageInput], threads: usize) -> Peer {
     let mut n = 0u64;
     for p in pages {
         for s in &p.sections {
+            let plain = ask_index::markdown::plain(&s.text);
             let text = if s.heading == p.title {
-                format!("{}\n{}", p.title, s.text)
+                format!("{}\n{}", p.title, plain)
             } else {
-                format!("{}\n{}\n{}", p.title, s.heading, s.text)
+                format!("{}\n{}\n{}", p.title, s.heading, plain)
             };
             writer
                 .add_document(tantivy::doc!(body => text, id => n))

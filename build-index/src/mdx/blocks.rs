@@ -13,33 +13,7 @@ pub(super) fn include_line(trimmed: &str) -> Option<&str> {
     (base.ends_with(".mdx") || base.ends_with(".md")).then_some(base)
 }
 
-pub(super) fn fence_open(trimmed: &str) -> Option<(char, usize, &str)> {
-    let c = trimmed.chars().next()?;
-    if c != '`' && c != '~' {
-        return None;
-    }
-    let n = trimmed.chars().take_while(|&x| x == c).count();
-    if n < 3 {
-        return None;
-    }
-    let info = &trimmed[n..];
-    if c == '`' && info.contains('`') {
-        return None;
-    }
-    Some((c, n, info))
-}
-
-/// `key="value"` (or `'value'`) in a fence info string or tag.
-pub(super) fn attribute_in(info: &str, key: &str) -> Option<String> {
-    let at = info.find(&format!("{key}="))?;
-    let rest = &info[at + key.len() + 1..];
-    let q = rest.chars().next()?;
-    if q != '"' && q != '\'' {
-        return None;
-    }
-    let end = rest[1..].find(q)?;
-    Some(rest[1..1 + end].to_string())
-}
+pub(super) use ask_index::markdown::{attribute_in, fence_language, fence_open};
 
 pub(super) fn heading(trimmed: &str) -> Option<(u8, &str)> {
     let n = trimmed.chars().take_while(|&c| c == '#').count();
@@ -101,8 +75,8 @@ pub(super) fn is_rule(t: &str) -> bool {
         })
 }
 
-/// What separates the cells of a table row in a section's text.
-pub const CELL_SEPARATOR: &str = " | ";
+pub use ask_index::markdown::CELL_SEPARATOR;
+pub(super) use ask_index::markdown::is_table_separator;
 
 /// The cells of a Markdown table row (`| a | b |`), split at pipes that are
 /// neither escaped (`\|`) nor inside inline code; `None` if the line is not
@@ -132,14 +106,12 @@ pub(super) fn table_cells(t: &str) -> Option<Vec<&str>> {
     (cells.len() >= 2).then_some(cells)
 }
 
-pub(super) fn is_table_separator(t: &str) -> bool {
-    let t = t.trim();
-    t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-}
-
-/// Drops list markers, blockquote markers and admonition fences.
-pub(super) fn strip_block_markers(t: &str) -> &str {
+/// A line's list item: blockquote markers and admonition fences dropped,
+/// the first list marker met (`- ` for a bullet, `N. ` for a number) and
+/// the text after every marker.
+pub(super) fn list_item(t: &str) -> (Option<String>, &str) {
     let mut t = t;
+    let mut marker = None;
     loop {
         let before = t;
         if let Some(r) = t.strip_prefix('>') {
@@ -147,13 +119,15 @@ pub(super) fn strip_block_markers(t: &str) -> &str {
         }
         for m in ["- ", "* ", "+ "] {
             if let Some(r) = t.strip_prefix(m) {
+                marker.get_or_insert_with(|| "- ".to_string());
                 t = r.trim_start();
             }
         }
         let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
         if digits > 0 && digits < 10 {
-            let r = &t[digits..];
+            let (number, r) = t.split_at(digits);
             if let Some(r) = r.strip_prefix(". ").or_else(|| r.strip_prefix(") ")) {
+                marker.get_or_insert_with(|| format!("{number}. "));
                 t = r.trim_start();
             }
         }
@@ -163,9 +137,15 @@ pub(super) fn strip_block_markers(t: &str) -> &str {
                 .trim_start();
         }
         if t == before {
-            return t;
+            return (marker, t);
         }
     }
+}
+
+/// A table's separator row as stored: `| --- |` once a column of `t`.
+pub(super) fn separator_row(t: &str) -> String {
+    let columns = t.trim().trim_matches('|').split('|').count().max(1);
+    format!("|{}", " --- |".repeat(columns))
 }
 
 pub(super) fn collapse_spaces(s: &str) -> String {

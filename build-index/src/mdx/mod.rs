@@ -13,11 +13,14 @@
 //! - JSX tags are dropped but their children kept, as are the attributes a
 //!   reader sees (`title="…"`, `description`, `label`, …). `{expressions}`,
 //!   `{/* comments */}` and `<!-- comments -->` are dropped.
-//! - Code fences are kept as text (with a `title="…"` from the fence line).
 //! - Headings (`#`…`######`) start sections; fumadocs `[#custom-id]` and
 //!   `[!toc]` markers and `{#custom-id}` are read and removed.
-//! - Markdown syntax (links, emphasis, tables, list markers, entities) is
-//!   reduced to its text.
+//! - What is kept is written as the small Markdown of
+//!   [`ask_index::markdown`]: code fences with their language (and a
+//!   `title="…"` from the fence line), tables as `| a | b |` rows, list
+//!   items with their markers; inline syntax (links, emphasis, inline code,
+//!   entities) is reduced to its text, blockquote and admonition markers
+//!   are dropped.
 //!
 //! Anything that cannot be closed (a frontmatter without its `---`, a tag or
 //! expression still open at the end of the file, bad YAML) is a
@@ -138,23 +141,27 @@ impl<'f> Body<'f> {
             return Ok(i + 1);
         }
 
-        // Code fence: kept as text.
+        // Code fence: kept as a fence, with its language and title.
         if let Some((fence_char, fence_len, info)) = fence_open(trimmed) {
+            let fence: String = std::iter::repeat_n(fence_char, fence_len).collect();
+            self.text.push_str(&fence);
+            self.text.push_str(fence_language(info));
             if let Some(title) = attribute_in(info, "title") {
-                self.text.push_str(&title);
-                self.text.push('\n');
+                let q = if title.contains('"') { '\'' } else { '"' };
+                self.text.push_str(&format!(" title={q}{title}{q}"));
             }
+            self.text.push('\n');
             let mut j = i + 1;
             while j < lines.len() {
-                let t = lines[j].trim();
-                if t.len() >= fence_len && t.chars().all(|c| c == fence_char) {
+                if ask_index::markdown::fence_closes(lines[j], fence_char, fence_len) {
                     break;
                 }
                 self.text.push_str(lines[j].trim_end());
                 self.text.push('\n');
                 j += 1;
             }
-            self.text.push('\n');
+            self.text.push_str(&fence);
+            self.text.push_str("\n\n");
             return Ok(j + 1);
         }
 
@@ -216,9 +223,11 @@ impl<'f> Body<'f> {
             return Ok(i + 1);
         }
 
-        // Block-level markdown markers reduced to their text.
-        // A table's header and rows stay on consecutive lines.
+        // Block-level markdown: tables as `| a | b |` rows, the header's
+        // separator after it; list items with their marker.
         if is_table_separator(trimmed) {
+            self.text.push_str(&separator_row(trimmed));
+            self.text.push('\n');
             return Ok(i + 1);
         }
         if is_rule(trimmed) {
@@ -229,6 +238,7 @@ impl<'f> Body<'f> {
         // a row with its header.
         if let Some(cells) = table_cells(trimmed) {
             self.open_since = i + 1;
+            self.text.push_str("| ");
             for (n, cell) in cells.iter().enumerate() {
                 if n > 0 {
                     if self.inline.is_idle() {
@@ -239,13 +249,32 @@ impl<'f> Body<'f> {
                 }
                 self.feed(cell);
             }
+            if self.inline.is_idle() {
+                self.text.push_str(" |");
+            }
             self.feed("\n");
             return Ok(i + 1);
         }
-        let content = strip_block_markers(trimmed);
+        let (marker, content) = list_item(trimmed);
         self.open_since = i + 1;
         self.in_paragraph = true;
-        self.feed(content);
+        let events = self
+            .inline
+            .feed(content, &self.file.imports, &self.file.exports);
+        // A list item keeps its marker (indented as written) when it shows
+        // any text.
+        if let Some(m) = marker
+            && events
+                .iter()
+                .any(|e| matches!(e, Event::Text(t) if !t.trim().is_empty()))
+        {
+            let indent = (line.len() - trimmed.len()).min(12);
+            self.text.push_str(&" ".repeat(indent));
+            self.text.push_str(&m);
+        }
+        for ev in events {
+            self.push_event(ev);
+        }
         self.feed("\n");
         Ok(i + 1)
     }
@@ -324,7 +353,7 @@ mod tests {
                     id.map(|i| format!("#{i}")).unwrap_or_default()
                 )),
                 Block::Text(t) => {
-                    s.push_str(&collapse_spaces(&t));
+                    s.push_str(&collapse_spaces(&ask_index::markdown::plain(&t)));
                     s.push('\n');
                 }
                 Block::Include(n) => s.push_str(&format!("[include {n}]\n")),
@@ -351,7 +380,27 @@ mod tests {
             .map(collapse_spaces)
             .filter(|l| !l.is_empty())
             .collect();
-        assert_eq!(rows, vec!["Key | Default", "top_k | 5"]);
+        assert_eq!(
+            rows,
+            vec!["| Key | Default |", "| --- | --- |", "| top_k | 5 |"]
+        );
+    }
+
+    /// What is kept as Markdown: fences with their language and title,
+    /// list markers (indented as written), tables with their separator.
+    #[test]
+    fn kept_as_markdown() {
+        let f = parse(
+            "Intro with **bold** and `code`.\n\n```ts twoslash title=\"a.ts\"\nconst  x = 1;\n```\n\n- one\n  - nested [link](/x)\n1. first\n\n> quoted\n\n| a | b |\n|:-|-:|\n| 1 | 2 |\n",
+        )
+        .unwrap();
+        let Block::Text(t) = &f.blocks[0] else {
+            panic!("{:?}", f.blocks)
+        };
+        assert_eq!(
+            ask_index::markdown::tidy_markdown(t),
+            "Intro with bold and code.\n\n```ts title=\"a.ts\"\nconst  x = 1;\n```\n\n- one\n  - nested link\n1. first\n\nquoted\n\n| a | b |\n| --- | --- |\n| 1 | 2 |"
+        );
     }
 
     /// Real snippets from the shared corpora (see each case's comment).

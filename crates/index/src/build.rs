@@ -40,7 +40,8 @@ pub fn section_terms(
 }
 
 /// Calls `f` with each field of a section and its weight: the page title,
-/// the heading unless it repeats the title, the text.
+/// the heading unless it repeats the title, the text (the plain text of
+/// its Markdown).
 fn for_each_field(
     weights: Weights,
     page_title: &str,
@@ -51,7 +52,7 @@ fn for_each_field(
     if section.heading != page_title {
         f(&section.heading, weights.heading);
     }
-    f(&section.text, weights.body);
+    f(&crate::markdown::plain(&section.text), weights.body);
 }
 
 thread_local! {

@@ -15,10 +15,12 @@
 //! Magic, version, lengths and checksum are read before any decoding, so a
 //! wrong, truncated or corrupted file is refused with a message that says
 //! what to run. A change to anything the payload holds is a version bump:
-//! `tests/data/index-v4.idx` is opened by a test to make that conscious
+//! `tests/data/index-v5.idx` is opened by a test to make that conscious
 //! (version 3 added the sections' sentence vectors; version 4 compressed
 //! the sections' text in blocks, the section ids to varint gaps and the
-//! impacts to a byte, and derives each term's idf from its postings).
+//! impacts to a byte, and derives each term's idf from its postings;
+//! version 5 stores each section's text as Markdown, in the same layout,
+//! so version 4 files still read).
 
 use crate::analyzer::ANALYZER_ID;
 use crate::index::{BuildMeta, Index, IndexData};
@@ -26,8 +28,12 @@ use crate::{Error, Result};
 
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";
-/// Format version written by this build; the only one it reads.
-pub const FORMAT_VERSION: u32 = 4;
+/// Format version written by this build.
+pub const FORMAT_VERSION: u32 = 5;
+/// The oldest version this build reads. Version 4 has the same layout;
+/// its section texts are plain text, which reads as Markdown with no
+/// marks ([`crate::markdown`]).
+pub const OLDEST_READABLE: u32 = 4;
 /// Size of the fixed prefix before the header.
 pub const PREFIX_LEN: usize = 32;
 
@@ -89,7 +95,7 @@ fn layout(bytes: &[u8]) -> Result<(Layout, u32)> {
     }
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
     let version = u32_at(8);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_READABLE..=FORMAT_VERSION).contains(&version) {
         return Err(Error::Version {
             found: version,
             expected: FORMAT_VERSION,

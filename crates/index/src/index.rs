@@ -86,7 +86,9 @@ pub struct SectionInput {
     pub anchor: String,
     /// Heading level 1–6; 0 for the intro.
     pub level: u8,
-    /// Plain text of the section.
+    /// The section's body as the Markdown of [`crate::markdown`] (plain
+    /// text is Markdown too); analysed as its [`crate::markdown::plain`]
+    /// text.
     pub text: String,
 }
 
@@ -231,8 +233,16 @@ pub struct Section<'a> {
     pub anchor: &'a str,
     /// Heading level (0 = intro).
     pub level: u8,
-    /// Plain text.
+    /// Its body, as Markdown ([`crate::markdown`]).
     pub text: crate::blocks::TextRef,
+}
+
+impl Section<'_> {
+    /// Its body's plain text ([`crate::markdown::plain`]): what was
+    /// analysed, and what an answer's item shows.
+    pub fn plain(&self) -> String {
+        crate::markdown::plain(&self.text)
+    }
 }
 
 /// Lucene's BM25 idf: never negative.

@@ -9,7 +9,8 @@
 //! - [`synonyms`]: a docs team's synonym groups;
 //! - [`typo`]: correcting the question's words against the docs' words;
 //! - [`vectors`]: the sections' sentence vectors, searched exactly;
-//! - [`llms`]: the `llms.txt` of the indexed docs.
+//! - [`llms`]: the `llms.txt` of the indexed docs;
+//! - [`markdown`]: a section's stored Markdown, its plain text and blocks.
 //!
 //! Pure code: no I/O, no clock, no environment.
 #![deny(missing_docs)]
@@ -24,6 +25,7 @@ pub mod format;
 mod hash;
 pub mod index;
 pub mod llms;
+pub mod markdown;
 pub mod search;
 pub mod synonyms;
 mod topk;
@@ -33,7 +35,7 @@ pub mod vectors;
 pub use analyzer::{ANALYZER_ID, Analyzer};
 pub use build::build;
 pub use bytes::Bytes;
-pub use format::{FORMAT_VERSION, MAGIC, decode, decode_bytes, encode, read_meta};
+pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READABLE, decode, decode_bytes, encode, read_meta};
 pub use index::{
     B, BuildMeta, BuildOptions, Hit, Index, K1, Page, PageInput, Section, SectionInput, Weights,
 };
@@ -48,7 +50,8 @@ pub enum Error {
     BadMagic,
     /// Written by another format version.
     #[error(
-        "index format version {found}, this build reads version {expected}; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`, or `--upload s3://BUCKET/KEY`) and deploy the new file"
+        "index format version {found}, this build reads versions {} to {expected}; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`, or `--upload s3://BUCKET/KEY`) and deploy the new file",
+        format::OLDEST_READABLE
     )]
     Version {
         /// Version in the file.

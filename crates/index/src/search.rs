@@ -123,6 +123,45 @@ pub fn retrieve_corrected(
     k: usize,
     rules: &Rules,
 ) -> (Vec<Hit>, Corrected) {
+    let r = find(index, analyzer, query, prev, k, rules);
+    (r.hits, r.corrected)
+}
+
+/// What retrieval found for a question: what an answer is made from.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The best sections, best first.
+    pub hits: Vec<Hit>,
+    /// The question as searched, its typos corrected.
+    pub corrected: Corrected,
+    /// The question's sentence vector, under hybrid retrieval.
+    pub meaning: Option<Vec<f32>>,
+}
+
+impl Found {
+    /// The highest similarity (cosine, -1 to 1) of the question's meaning
+    /// to one of the first `n` hits' sections; `None` without hybrid
+    /// retrieval.
+    pub fn similarity(&self, index: &Index, n: usize) -> Option<f32> {
+        let q = self.meaning.as_deref()?;
+        self.hits
+            .iter()
+            .take(n)
+            .map(|h| index.vectors().similarity(q, h.section as usize))
+            .max_by(f32::total_cmp)
+    }
+}
+
+/// [`retrieve_corrected`] with the question's meaning kept: the path the
+/// Lambda serves.
+pub fn find(
+    index: &Index,
+    analyzer: &Analyzer,
+    query: &str,
+    prev: &[String],
+    k: usize,
+    rules: &Rules,
+) -> Found {
     let mut question = analyzer.analyze(query);
     // Nearly every question only has words the docs use: nothing to correct.
     let corrected = if question.iter().all(|t| index.term_id(t).is_some()) {
@@ -137,12 +176,17 @@ pub fn retrieve_corrected(
         }
         c
     };
-    let hits = rank(index, analyzer, question, &corrected.query, prev, k, rules);
-    (hits, corrected)
+    let (hits, meaning) = rank(index, analyzer, question, &corrected.query, prev, k, rules);
+    Found {
+        hits,
+        corrected,
+        meaning,
+    }
 }
 
 /// The question's terms (analyzed from `searched`), with the earlier
-/// questions' and the synonyms', ranked under the team's rules.
+/// questions' and the synonyms', ranked under the team's rules; and the
+/// question's vector when the sentence model ranked too.
 fn rank(
     index: &Index,
     analyzer: &Analyzer,
@@ -151,7 +195,7 @@ fn rank(
     prev: &[String],
     k: usize,
     rules: &Rules,
-) -> Vec<Hit> {
+) -> (Vec<Hit>, Option<Vec<f32>>) {
     let mut terms = with_context(analyzer, question, prev);
     rules.synonyms.expand(&mut terms);
     let question = is_question(searched);
@@ -162,7 +206,7 @@ fn rank(
         if let Some(v) = h.encoder.encode(searched)
             && v.len() == index.vectors().dim()
         {
-            return fused(
+            let hits = fused(
                 index,
                 &terms,
                 &v,
@@ -171,9 +215,13 @@ fn rank(
                 question,
                 h.weight,
             );
+            return (hits, Some(v));
         }
     }
-    retrieve_terms(index, &terms, k, &rules.page_weights, question)
+    (
+        retrieve_terms(index, &terms, k, &rules.page_weights, question),
+        None,
+    )
 }
 
 /// Default weight of the sentence model's ranking in hybrid retrieval
@@ -321,6 +369,7 @@ pub fn retrieve_weighted(
         k,
         rules,
     )
+    .0
 }
 
 /// Page `page`'s weight: `page_weights[page]` (the config's globs), its

@@ -1,9 +1,10 @@
-//! The committed `tests/data/index-v4.idx` must keep opening: a change to
+//! The committed `tests/data/index-v5.idx` must keep opening: a change to
 //! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
-//! So must `index-v4-vectors.idx`, the same corpus with sentence vectors.
-//! Version 3 indexes (text stored raw, postings of 8 bytes) and version 2
-//! ones (no vectors) are refused with a message that names the command that
-//! rebuilds them.
+//! So must `index-v5-vectors.idx`, the same corpus with sentence vectors,
+//! and the version 4 files of the same corpus (the same layout, plain text
+//! where version 5 has Markdown). Version 3 indexes (text stored raw,
+//! postings of 8 bytes) and version 2 ones (no vectors) are refused with a
+//! message that names the command that rebuilds them.
 
 use ask_index::{Analyzer, FORMAT_VERSION, decode, search};
 
@@ -13,9 +14,11 @@ fn committed(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn opens_the_committed_v4_indexes() {
+fn opens_the_committed_v4_and_v5_indexes() {
     opens("index-v4.idx");
-    let idx = opens("index-v4-vectors.idx");
+    opens("index-v4-vectors.idx");
+    opens("index-v5.idx");
+    let idx = opens("index-v5-vectors.idx");
     assert_eq!(idx.vectors().len(), 4);
     assert_eq!(idx.vectors().dim(), 384);
     assert!(idx.vectors().model.starts_with("all-MiniLM-L6-v2"));
@@ -41,7 +44,7 @@ fn refuses_versions_2_and_3_naming_the_command_that_rebuilds_them() {
         let e = decode(&committed(name)).unwrap_err().to_string();
         assert!(
             e.contains(&format!(
-                "format version {version}, this build reads version 4"
+                "format version {version}, this build reads versions 4 to 5"
             )) && e.contains("`build-index --corpus DOCS --out PATH`"),
             "{e}"
         );
@@ -52,10 +55,10 @@ fn opens(name: &str) -> ask_index::Index {
     let bytes = committed(name);
     assert_eq!(&bytes[..8], b"NLWASKIX");
     assert_eq!(
-        FORMAT_VERSION, 4,
+        FORMAT_VERSION, 5,
         "a new version needs a new committed index"
     );
-    let idx = decode(&bytes).expect("v4 index decodes");
+    let idx = decode(&bytes).expect("v4 or v5 index decodes");
     assert_eq!(idx.meta.pages, 2);
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
