@@ -9,7 +9,7 @@ use std::path::Path;
 
 use ask_index::{Analyzer, BuildOptions, Weights};
 use nlweb_ask::app::respond;
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::config::EMBEDDED_CONFIG;
 use nlweb_ask::state::State;
 use serde_json::{Value, json};
 
@@ -28,6 +28,7 @@ fn state() -> State {
         source: "mdx".into(),
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
+        settings: String::new(),
     };
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let jwks = std::fs::read_to_string(repo.join("tests/data/auth/jwks.json")).unwrap();
@@ -43,7 +44,7 @@ fn state() -> State {
         _ => None,
     };
     State::with_clock(
-        Config::load(EMBEDDED_CONFIG, &env).unwrap(),
+        nlweb_ask::config::load_yaml(EMBEDDED_CONFIG, &env).unwrap(),
         index,
         Box::new(|| 0.0),
     )

@@ -10,7 +10,7 @@ use std::time::Instant;
 use ask_index::{Analyzer, BuildOptions, Weights};
 use criterion::{Criterion, criterion_group, criterion_main};
 use nlweb_ask::app::{respond_on, service};
-use nlweb_ask::config::{Config, EMBEDDED_CONFIG};
+use nlweb_ask::config::EMBEDDED_CONFIG;
 use nlweb_ask::state::State;
 
 const QUESTIONS: &[&str] = &[
@@ -39,6 +39,7 @@ fn state() -> State {
         source: "mdx".into(),
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
+        settings: String::new(),
     };
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let env = |k: &str| match k {
@@ -47,7 +48,10 @@ fn state() -> State {
         "ASK_RATE_LIMIT_PER_MINUTE" => Some("4000000000".to_string()),
         _ => None,
     };
-    State::new(Config::load(EMBEDDED_CONFIG, &env).unwrap(), index)
+    State::new(
+        nlweb_ask::config::load_yaml(EMBEDDED_CONFIG, &env).unwrap(),
+        index,
+    )
 }
 
 /// A saved HTTP API event asking `q` in `mode`, as JSON or SSE.

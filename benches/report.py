@@ -3,7 +3,9 @@
 Each figure sits next to its peer, measured in the same run on the same data:
 tantivy (a dev-dependency, English stemming) for query latency and indexing,
 bm25s for SciFact throughput, a plain copy of the same bytes for index load,
-the smallest index for cold start, Pagefind's published bytes per page.
+the smallest index for cold start, index format 3 for the format table.
+The hand-kept sections (HAND_KEPT, and benches/hybrid.md) are copied as they
+are, with the header's table of their commands and dates.
 """
 import json
 import os
@@ -39,6 +41,8 @@ def bench(package, name):
 
 
 def main():
+    # Read first, so a missing hand-kept section fails before the long run.
+    kept = hand_kept()
     # Index format 4 against format 3, side by side (benches/compare_index.sh),
     # first: its worktrees share the target directory, and the builds below
     # then make this tree's own artifacts again.
@@ -132,19 +136,48 @@ def main():
                     "dist hello-world": os.path.getsize(hello)}
 
     write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
-          binary_bytes, cold_release, formats, head)
+          binary_bytes, cold_release, formats, head, kept)
 
 
-# The last commit that wrote index format 3: the "before" of issue 28.
+# The last commit that writes index format 3: the baseline of the format table.
 INDEX_BASELINE = "6cc7838"
+
+# The hand-kept sections of BENCHMARKS.md, in order, by the start of their
+# headings: each is measured by the command it names, on the date it gives,
+# and copied from the current BENCHMARKS.md as it is. The hybrid section is
+# hand-kept too, in benches/hybrid.md.
+HAND_KEPT = [
+    "Answers: nugget recall",
+    "Can't answer",
+    "Stored-text codecs",
+    "The router against a hand-written handler",
+    "Ranking rules",
+    "The processor (arm64 and x86_64)",
+]
+
+
+def hand_kept():
+    """From the current BENCHMARKS.md: the header's table of hand-kept
+    sections (its commands and dates) and each section of HAND_KEPT."""
+    text = open(os.path.join(REPO, "BENCHMARKS.md")).read()
+    table = re.search(r"^\| hand-kept section \|.*?(?=\n\n|\Z)", text, re.S | re.M)
+    sections = {}
+    for part in re.split(r"(?m)^(?=## )", text):
+        for name in HAND_KEPT:
+            if part.startswith("## " + name):
+                sections[name] = part.rstrip("\n") + "\n"
+    missing = [name for name in HAND_KEPT if name not in sections]
+    if table is None or missing:
+        sys.exit(f"BENCHMARKS.md lacks the table of hand-kept sections or these sections: {missing}")
+    return table.group(0), [sections[name] for name in HAND_KEPT]
 
 
 def format_section(formats, head):
     """The table of benches/compare_index.sh's JSON lines: format 3 (INDEX_BASELINE) against HEAD's."""
     revs = [INDEX_BASELINE, head]
-    L = ["## Index format 4 against format 3 (issue 28: `benches/compare_index.sh`)\n"]
+    L = ["## Index format 4 against format 3 (`benches/compare_index.sh`)\n"]
     L.append(f"Both revisions built in worktrees and run in one go, alternating: {INDEX_BASELINE} (format 3, the "
-             f"last before issue 28) and {head}. Index bytes as each one's `build-index --no-model` writes them; "
+             f"last revision that writes it) and {head}. Index bytes as each one's `build-index --no-model` writes them; "
              "the scaling bench at 50× aws-amplify's sections (one process each; peak RSS is the process's growth "
              "after the corpus was generated: build, encode, decode, queries); the dist `ask`'s cold start from "
              "moto on loopback, 20 starts a round, over each revision's own smallest index and aws-amplify's (the "
@@ -213,19 +246,11 @@ def growth(scale, engine, key):
 
 
 def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s_version, cold, scale,
-          binary_bytes, cold_release, formats, head):
+          binary_bytes, cold_release, formats, head, kept):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    table, sections = kept
     L = []
-    L.append("# Benchmarks\n")
-    L.append("Regenerate with `scripts/bench.sh` (about 15 minutes). Every figure below comes from one run")
-    L.append("of that command, and each is shown next to a peer measured in the same run on the same data.\n")
-    L.append(f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    L.append(f"- Machine: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; {rustc}")
-    L.append(f"- Peers: tantivy 0.27 (Rust, `en_stem`, one text field, in RAM, a dev-dependency), {bm25s_version} "
-             "(Python; English stop words + PyStemmer, Lucene k1=1.5 b=0.75, one thread)")
-    L.append("- Timings are medians; this is a shared 2-core VM, so expect ±10–30 % between runs.\n")
-
     L.append("## Query latency, top 10 (criterion, `build-index/benches/search.rs`)\n")
     L.append("The whole query set per iteration: SciFact's 300 test claims; for prefect and aws-amplify, page")
     L.append("descriptions (up to 300). Ours is `search::retrieve`, the Lambda's path, analysis included;")
@@ -312,8 +337,7 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
         b = builds[name]
         L.append(f"| {name} | {int(b['pages']):,} | {int(b['sections']):,} | {int(b['terms']):,} | "
                  f"{int(b['postings']):,} | {int(b['bytes']):,} | {b['bytes'] / b['pages'] / 1024:.1f} KB | {b['seconds']:.2f} |")
-    L.append("\nPagefind's published figure is ~1–2 KB/page for its word index and fragments together "
-             "(`retrieval-anchors.md`). Ours also carries each section's full text, which the Lambda returns in")
+    L.append("\nEach index carries every section's full text, which the Lambda returns in")
     L.append("`text`, cuts snippets from and summarizes (deflated in blocks); a posting is a varint section-id gap and a one-byte impact.\n")
 
     L.append("## Cold start and memory (`benches/cold_start.py`)\n")
@@ -360,18 +384,33 @@ def write(builds, ndcg, counts, p50, p99, ours_qps, bm25s_qps, bm25s_ndcg, bm25s
     L.append(f"\nSingle list-mode requests, timed one by one (4,000): p50 **{p50} µs**, p99 **{p99} µs** (goal p99 ≤ 1 ms).")
     L.append("")
     L.extend(abuse_section(bench("nlweb-ask", "abuse")))
-    # Hand-kept: the hybrid retriever's relevance and cost rows, from the
-    # leave-one-corpus-out test and crates/embed/examples/speed.rs.
-    L.append(open(os.path.join(REPO, "benches", "hybrid.md")).read())
     L.extend(format_section(formats, head))
-    # Hand-kept: the stored-text codecs (build-index/examples/codecs.rs).
-    L.append(open(os.path.join(REPO, "benches", "codecs.md")).read())
-    # Hand-kept: the router's before and after (benches/compare.sh).
-    L.append(open(os.path.join(REPO, "benches", "router.md")).read())
     L.extend(relevance())
-    # Hand-kept: what each ranking change did when it was tried.
-    L.append(open(os.path.join(REPO, "benches", "ranking-experiments.md")).read())
-    open(os.path.join(REPO, "BENCHMARKS.md"), "w").write("\n".join(L) + "\n")
+    generated = [re.sub(r" \(.*", "", l[3:]).strip() for l in L if l.startswith("## ")]
+
+    H = []
+    H.append("# Benchmarks\n")
+    H.append("Each figure with the command that makes it, the peer or baseline beside it where there is one,")
+    H.append("and the date of its run.\n")
+    H.append("**From `scripts/bench.sh`** (about 45 minutes; it writes this file through `benches/report.py`), "
+             "all from one run, each peer measured in the same run on the same data: "
+             + "; ".join(f"\"{name}\"" for name in generated) + ".\n")
+    H.append(f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (revision {head})")
+    H.append(f"- Machine: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; {rustc}")
+    H.append(f"- Peers: tantivy 0.27 (Rust, `en_stem`, one text field, in RAM, a dev-dependency), {bm25s_version} "
+             "(Python; English stop words + PyStemmer, Lucene k1=1.5 b=0.75, one thread)")
+    H.append("- Timings are medians; this is a shared 2-core VM, so expect ±10–30 % between runs.\n")
+    H.append("**Hand-kept**, each measured by the command it names, on the date it gives; `scripts/bench.sh` "
+             "copies them as they are (the hybrid section from `benches/hybrid.md`, the others from this file). "
+             "Records of the experiments behind these figures: `benches/experiments/benchmarks-*.md`.\n")
+    H.append(table)
+    H.append("")
+
+    # Hand-kept: the hybrid retriever's relevance and cost rows
+    # (benches/hybrid.md), then the sections of HAND_KEPT.
+    L.append(open(os.path.join(REPO, "benches", "hybrid.md")).read())
+    L.extend(sections)
+    open(os.path.join(REPO, "BENCHMARKS.md"), "w").write("\n".join(H + L).rstrip("\n") + "\n")
 
 
 def abuse_section(out):

@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nlweb-ask/target}"
 export FUZZ_CASES="${FUZZ_CASES:-1000000}"
 start=$(date +%s)
-cargo test --release --locked --test fuzz -- --nocapture --test-threads 1 2>&1 | grep -oE "fuzz: .*|test result.*"
-cargo test --release --locked -p build-index --test mdx_never_panics 2>&1 | grep -E "test result"
+cargo test --profile local --locked --test fuzz -- --nocapture --test-threads 1 2>&1 | grep -oE "fuzz: .*|test result.*"
+cargo test --profile local --locked -p build-index --test mdx_never_panics 2>&1 | grep -E "test result"
 echo "fuzz.sh: $FUZZ_CASES cases a target, $(( $(date +%s) - start )) s"

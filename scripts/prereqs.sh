@@ -1,26 +1,45 @@
 #!/usr/bin/env bash
-# Installs what the tests and the local endpoint need, idempotently, into
-# $ASK_TOOLS (default ~/.cache/nlweb-ask/tools): moto's S3 server,
-# cargo-lambda, the SAM CLI and cfn-lint, from PyPI, at the exact versions of
-# scripts/requirements-tools.txt; the pinned Rust toolchain; cargo-deny and
-# Debian's Chromium for the tests. Source it to get them on PATH.
+# Installs what the local endpoint, a deploy and the tests need, idempotently,
+# by level (ASK_PREREQS, default test): serve < deploy < test.
+#   serve   the pinned Rust toolchain, and cargo-lambda (runs the function
+#           locally) from PyPI at the exact version and sha256 of
+#           scripts/requirements-serve.txt, into $ASK_TOOLS
+#           (default ~/.cache/nlweb-ask/tools);
+#   deploy  also the SAM CLI, cfn-lint, moto's S3 server and the rest of
+#           scripts/requirements-tools.txt;
+#   test    also cargo-deny, Debian's Chromium for the widget's browser test
+#           and the official MCP TypeScript SDKs.
+# Source it to get them on PATH.
 set -euo pipefail
+ASK_PREREQS="${ASK_PREREQS:-test}"
+case "$ASK_PREREQS" in serve|deploy|test) ;; *)
+  echo "prereqs: ASK_PREREQS is serve, deploy or test, not $ASK_PREREQS" >&2; exit 1 ;;
+esac
 ASK_TOOLS="${ASK_TOOLS:-$HOME/.cache/nlweb-ask/tools}"
-requirements="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements-tools.txt"
-stamp="$ASK_TOOLS/.requirements-tools.sha256"
-want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-need=0
-for tool in moto_server cargo-lambda sam cfn-lint; do
-  [ -x "$ASK_TOOLS/bin/$tool" ] || need=1
-done
-[ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || need=1
-if [ "$need" = 1 ]; then
-  python3 -m venv "$ASK_TOOLS"
-  "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$requirements"
-  echo "$want" > "$stamp"
+scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Installs requirements file $1 into the tools' venv unless its stamp says it
+# is there and the tools $2... exist.
+install_tools() {
+  local requirements="$scripts/$1" stamp want need=0
+  shift
+  stamp="$ASK_TOOLS/.$(basename "$requirements").sha256"
+  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+  for tool in "$@"; do
+    [ -x "$ASK_TOOLS/bin/$tool" ] || need=1
+  done
+  [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || need=1
+  if [ "$need" = 1 ]; then
+    [ -x "$ASK_TOOLS/bin/pip" ] || python3 -m venv "$ASK_TOOLS"
+    "$ASK_TOOLS/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$requirements"
+    echo "$want" > "$stamp"
+  fi
+}
+install_tools requirements-serve.txt cargo-lambda
+if [ "$ASK_PREREQS" != serve ]; then
+  install_tools requirements-tools.txt moto_server cargo-lambda sam cfn-lint
+  export MOTO_SERVER="$ASK_TOOLS/bin/moto_server"
 fi
 export PATH="$ASK_TOOLS/bin:$PATH"
-export MOTO_SERVER="$ASK_TOOLS/bin/moto_server"
 
 # The Rust toolchain of rust-toolchain.toml. When it is missing, rustup
 # installs it; only when that cannot work (no network) is the machine's
@@ -41,9 +60,9 @@ if ! rustup toolchain list | grep -q "^$rust_want-"; then
   fi
 fi
 
-# What only the tests need (cargo-deny, the browser) is skipped for a
-# deployment (ASK_PREREQS=deploy, as scripts/deploy.sh's CI example sets).
-if [ "${ASK_PREREQS:-test}" = deploy ]; then
+# What only the tests need (cargo-deny, the browser, the MCP SDKs) is
+# skipped for serving and deploying.
+if [ "$ASK_PREREQS" != test ]; then
   return 0 2>/dev/null || exit 0
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs prerequisites, then the whole workspace's tests
-# (one release build serves tests, benches and the local endpoint), the
+# (one build, the `local` profile, serves the tests and the local endpoint), the
 # sentence model's kernel built for arm64 and run under qemu, then the
 # SAM template's offline checks (cfn-lint, sam validate --lint, and what the
 # pinned SAM translator makes of the integrations, for template.yaml and its
@@ -33,7 +33,7 @@ fi
 # ~/.cache/nlweb-ask/embeddings.bin between runs.
 ASK_TEST_MODEL_DIR="$(bash scripts/model.sh)"
 export ASK_TEST_MODEL_DIR
-cargo test --release --workspace --locked
+cargo test --profile local --workspace --locked
 bash scripts/test-arm64.sh
 sam_env=(env AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=test
   AWS_SECRET_ACCESS_KEY=test SAM_CLI_TELEMETRY=0)

@@ -21,7 +21,7 @@ const SNIPPET_CHARS: usize = 240;
 pub const ANSWERED_COVERAGE: f32 = 0.6;
 /// Under hybrid retrieval, below this similarity of the question's
 /// meaning to the best sections, likewise.
-pub const ANSWERED_SIMILARITY: f32 = 0.375;
+pub const ANSWERED_SIMILARITY: f32 = 0.325;
 /// Sections whose terms count as covering the question.
 const COVERING_SECTIONS: usize = 3;
 
@@ -108,11 +108,14 @@ fn truncate_chars(s: &str, n: usize) -> String {
 
 /// A short, query-relevant snippet of a section.
 fn snippet(analyzer: &Analyzer, text: &str, fallback: &str, terms: &[(String, f32)]) -> String {
-    // The best-matching prose sentence; a matching code line only if no
-    // prose sentence matches.
+    // The best-matching prose sentence; a matching table row or code line
+    // only if no prose sentence matches.
     let best = sentences(text)
         .into_iter()
-        .map(|s| (sentence_score(analyzer, s, terms), is_prose(s), s))
+        .map(|s| {
+            let prose = is_prose(s) && !s.contains(ask_index::markdown::CELL_SEPARATOR);
+            (sentence_score(analyzer, s, terms), prose, s)
+        })
         .filter(|(score, _, _)| *score > 0.0)
         .reduce(|best, c| {
             if (c.1, c.0) > (best.1, best.0) {
@@ -509,6 +512,8 @@ fn summary_item(caveat: Option<String>, parts: &[Part], items: &[Article], site:
     }
     let mut citations: Vec<Citation> = Vec::new();
     let mut after_block = label.is_some();
+    // Sources whose `[n]` the text shows so far.
+    let mut shown: Vec<usize> = label.into_iter().collect();
     if let Some(source) = label {
         citations.push(Citation {
             index: source + 1,
@@ -526,6 +531,7 @@ fn summary_item(caveat: Option<String>, parts: &[Part], items: &[Article], site:
                 }
                 text.push_str(t);
                 text.push_str(&format!(" [{}]", source + 1));
+                shown.push(*source);
                 after_block = false;
             }
             Part::Code { lang, code, .. } => {
@@ -545,6 +551,12 @@ fn summary_item(caveat: Option<String>, parts: &[Part], items: &[Article], site:
                 text.push_str(markdown);
                 after_block = true;
             }
+        }
+        // A block from a section no sentence cites yet says where it is
+        // from, on a line of its own after it.
+        if !matches!(part, Part::Sentence { .. }) && !shown.contains(&part.source()) {
+            text.push_str(&format!("\n\n[{}]", part.source() + 1));
+            shown.push(part.source());
         }
         let n = part.source() + 1;
         if !citations.iter().any(|c| c.index == n) {

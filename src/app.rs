@@ -81,6 +81,12 @@ pub fn router(state: State) -> Router {
         .with_state(state)
 }
 
+/// The paths the router serves (the route table's; the RFC 9728 metadata
+/// only while `ask.auth` is on).
+pub fn paths() -> Vec<&'static str> {
+    crate::routes::ROUTES.iter().map(|r| r.path).collect()
+}
+
 /// The whole service over `state`.
 pub fn service(state: State) -> Service {
     ServiceBuilder::new()

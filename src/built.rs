@@ -5,7 +5,7 @@
 //! and `auth` and `generate` never read the configuration.
 
 use crate::auth::{Auth, Mode};
-use crate::config::{Config, GeneratorConfig};
+use crate::config::Config;
 use crate::generate::{Bedrock, Generator};
 
 /// The checker the configuration describes, built once when the state is
@@ -39,12 +39,18 @@ pub fn auth(c: &Config, fetched: Option<&str>) -> Result<Auth, String> {
     })
 }
 
+/// The page weights of `ask.boost` (checked when the settings were read).
+pub fn boosts(c: &Config) -> ask_index::boost::Boosts {
+    let rules: Vec<(String, f32)> = c.boost.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    ask_index::boost::Boosts::new(&rules).unwrap_or_default()
+}
+
 /// What the request parser allows, from the configuration.
 pub fn limits(c: &Config) -> crate::protocol::request::Limits {
     crate::protocol::request::Limits {
-        max_body_bytes: c.max_body_bytes,
+        max_body_bytes: crate::config::MAX_BODY_BYTES,
         max_query_chars: c.max_query_chars,
-        max_prev: c.max_prev,
+        max_prev: crate::config::MAX_PREV,
         default_mode: c.default_mode,
         default_streaming: c.default_streaming,
     }
@@ -53,11 +59,9 @@ pub fn limits(c: &Config) -> crate::protocol::request::Limits {
 /// The generator the configuration names, if it names a model; `None` is
 /// the extractive summarizer alone.
 pub async fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String> {
-    match &c.generator {
-        GeneratorConfig::Extractive => Ok(None),
-        GeneratorConfig::Bedrock(b) => {
-            Ok(Some(Box::new(Bedrock::from_environment(b.clone()).await?)))
-        }
+    match crate::config::bedrock(c) {
+        None => Ok(None),
+        Some(b) => Ok(Some(Box::new(Bedrock::from_environment(b).await?))),
     }
 }
 
@@ -67,18 +71,27 @@ pub async fn generator(c: &Config) -> Result<Option<Box<dyn Generator>>, String>
 /// were packaged (`build-index pack-model`, `scripts/model.sh`), not at
 /// every cold start.
 pub fn start_model(c: &Config) -> Option<ModelLoad> {
-    if c.retriever == crate::config::Retriever::Bm25 {
-        return None;
-    }
-    let dir = c.model_dir.clone();
-    Some(std::thread::spawn(move || {
-        ask_embed::Embedder::load_checked(std::path::Path::new(&dir), false)
-            .map_err(|e| format!("ask.model_dir {dir}: {e}"))
-    }))
+    (c.retriever != crate::config::Retriever::Bm25).then(|| load_model(&c.model_dir))
 }
 
-/// A model loading on its own thread ([`start_model`]).
-pub type ModelLoad = std::thread::JoinHandle<Result<ask_embed::Embedder, String>>;
+/// The sentence model loading from `dir` on its own thread.
+pub fn load_model(dir: &str) -> ModelLoad {
+    let folder = dir.to_string();
+    ModelLoad {
+        dir: folder.clone(),
+        thread: std::thread::spawn(move || {
+            ask_embed::Embedder::load_checked(std::path::Path::new(&folder), false)
+                .map_err(|e| format!("ask.model_dir {folder}: {e}"))
+        }),
+    }
+}
+
+/// A model loading on its own thread ([`start_model`], [`load_model`]).
+pub struct ModelLoad {
+    /// The folder it loads from.
+    pub dir: String,
+    thread: std::thread::JoinHandle<Result<ask_embed::Embedder, String>>,
+}
 
 /// The hybrid retriever of `ask.retriever: hybrid`: the model from `load`
 /// (what [`start_model`] started), checked against the model the index's
@@ -106,6 +119,7 @@ pub fn hybrid(
         ));
     }
     let model = load
+        .thread
         .join()
         .map_err(|_| "the sentence model's loading thread panicked".to_string())??;
     Ok(Some(ask_index::search::Hybrid {

@@ -437,10 +437,10 @@ pub async fn body_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     let path = req.uri().path().to_string();
     let (parts, body) = req.into_parts();
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
-    if body.len() > state.config.max_body_bytes {
+    if body.len() > crate::config::MAX_BODY_BYTES {
         let f = Failure::PayloadTooLarge {
             bytes: body.len(),
-            limit: state.config.max_body_bytes,
+            limit: crate::config::MAX_BODY_BYTES,
         };
         return reply::failure_at(&path, &f, &state.echo(None));
     }

@@ -118,7 +118,7 @@ impl State {
         };
         let analyzer = Analyzer::new();
         let rules = ask_index::search::Rules {
-            page_weights: config.boost.page_weights(&index),
+            page_weights: crate::built::boosts(&config).page_weights(&index),
             // Validated when the configuration was read.
             synonyms: ask_index::synonyms::Synonyms::new(&config.synonyms, &analyzer)
                 .unwrap_or_default(),
@@ -134,12 +134,12 @@ impl State {
             auth,
             auth_limiter: Mutex::new(RateLimiter::new(
                 config.auth_rate_limit_per_minute,
-                config.max_tracked_clients,
+                crate::config::MAX_TRACKED_CLIENTS,
             )),
             product,
             limiter: Mutex::new(RateLimiter::new(
                 config.rate_limit_per_minute,
-                config.max_tracked_clients,
+                crate::config::MAX_TRACKED_CLIENTS,
             )),
             analyzer,
             config,

@@ -343,7 +343,7 @@ fn auth_cannot_be_configured_open() {
     for (pairs, says) in [
         (
             vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS", jwks.as_str())],
-            "ASK_AUTH_ISSUER or ASK_AUTH_AUDIENCE is empty",
+            "auth_issuer or auth_audience is not set",
         ),
         (
             vec![
@@ -351,7 +351,7 @@ fn auth_cannot_be_configured_open() {
                 ("ASK_AUTH_JWKS", jwks.as_str()),
                 ("ASK_AUTH_ISSUER", "https://auth.example.com/"),
             ],
-            "ASK_AUTH_ISSUER or ASK_AUTH_AUDIENCE is empty",
+            "auth_issuer or auth_audience is not set",
         ),
         (
             vec![

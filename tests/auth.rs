@@ -312,7 +312,10 @@ fn the_protected_resource_metadata_names_the_issuer_and_scope() {
 fn config_refuses_auth_without_usable_keys() {
     let load = test_state::load;
     for (pairs, says) in [
-        (vec![("ASK_AUTH", "sometimes")], "off, optional or required"),
+        (
+            vec![("ASK_AUTH", "sometimes")],
+            "`off`, `optional`, `required`",
+        ),
         (vec![("ASK_AUTH", "required")], "no key set"),
         (
             vec![("ASK_AUTH", "required"), ("ASK_AUTH_JWKS_URL", "ftp://x")],

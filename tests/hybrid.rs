@@ -106,7 +106,7 @@ fn an_index_without_vectors_is_served_with_the_words_alone() {
 #[test]
 fn retriever_settings_are_checked() {
     for (k, v, says) in [
-        ("ASK_RETRIEVER", "vector", "bm25 or hybrid"),
+        ("ASK_RETRIEVER", "vector", "`bm25` or `hybrid`"),
         ("ASK_HYBRID_WEIGHT", "1.5", "between 0 and 1"),
         ("ASK_HYBRID_WEIGHT", "much", "ASK_HYBRID_WEIGHT"),
     ] {

@@ -267,11 +267,12 @@ class NlwebAsk extends HTMLElement {
       }
       box.append(p);
     };
-    const fence = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
+    // A fence of three backticks or more, closed by as many (or more).
+    const fence = /^(`{3,})([^\n`]*)\n([\s\S]*?)^\1`*[ \t]*$/gm;
     let last = 0;
     for (const m of summary.text.matchAll(fence)) {
       for (const chunk of summary.text.slice(last, m.index).split(/\n{2,}/)) if (chunk.trim()) prose(chunk.trim());
-      box.append(this.code(m[1].trim(), m[2]));
+      box.append(this.code(m[2].trim(), m[3].replace(/\n$/, "")));
       last = m.index + m[0].length;
     }
     for (const chunk of summary.text.slice(last).split(/\n{2,}/)) if (chunk.trim()) prose(chunk.trim());

@@ -8,7 +8,7 @@
 //!
 //!     cargo run --release -p build-index --example codecs -- INDEX...
 //!
-//! `benches/codecs.md` was measured on format version 3 files, whose text
+//! `benches/experiments/benchmarks-codecs.md` was measured on format version 3 files, whose text
 //! was stored raw (commit 4e2355f). Version 4 files store it compressed, so
 //! on them the "file would be" column counts the text twice.
 

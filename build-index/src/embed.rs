@@ -372,6 +372,7 @@ mod tests {
             source: "mdx".into(),
             corpus_fingerprint: "f".into(),
             built_at_unix: 1,
+            settings: String::new(),
         };
         let with = ask_index::build(&[page("Stop runs that take too long.")], &opts, &a).unwrap();
         assert_eq!(

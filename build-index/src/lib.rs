@@ -1,5 +1,6 @@
 //! The build-time half of nlweb-ask: reading `.mdx` docs into pages
 //! ([`mdx`], [`corpus`]), their sentence vectors ([`embed`]) and storing the index in S3 ([`upload`]);
+//! the docs team's settings file ([`settings`]);
 //! the content-gap report of a deployed endpoint's log ([`report`]); and how
 //! well an index ranks a team's own graded questions ([`evaluate`]). The
 //! `build-index` binary wires them to the command line.
@@ -9,6 +10,7 @@ pub mod embed;
 pub mod evaluate;
 pub mod mdx;
 pub mod report;
+pub mod settings;
 pub mod upload;
 
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! corpus) into an nlweb-ask index file, writes it locally and/or to S3, and
 //! answers queries against an index the way the Lambda does (`search`).
 
-use build_index::{corpus, upload};
+use build_index::upload;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -25,7 +25,8 @@ struct Cli {
 
 #[derive(clap::Args, Debug)]
 struct BuildArgs {
-    /// Settings file with an `ask:` section (corpus_path, docs_base_url, enabled).
+    /// The docs team's settings file (an `ask:` section: corpus_path, docs_base_url and every
+    /// setting the Lambda reads), checked and stored in the index.
     #[arg(long, default_value = "common/global_config.yaml")]
     config: PathBuf,
     /// Folder of .mdx files (overrides ask.corpus_path).
@@ -66,6 +67,9 @@ struct BuildArgs {
     /// Build without sentence vectors even when $ASK_MODEL_DIR is set.
     #[arg(long, conflicts_with = "model")]
     no_model: bool,
+    /// Check the settings file (and the docs folder it names) and stop: nothing is built.
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -129,6 +133,12 @@ enum Command {
         #[arg(long)]
         model: Option<PathBuf>,
     },
+    /// Check that an index (a file or s3://bucket/key) is one this release reads: its format
+    /// version, checksum and build metadata; prints them.
+    CheckIndex {
+        /// The index: a file path or s3://bucket/key.
+        index: String,
+    },
     /// Write the sentence model's packed int8 form (what the Lambda loads: ask.model_dir) into a folder, checked against its pin.
     PackModel {
         /// The pinned model's folder (scripts/model.sh; default $ASK_MODEL_DIR).
@@ -138,37 +148,6 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-}
-
-/// The part of `common/global_config.yaml` this tool reads.
-#[derive(Deserialize, Debug, Default)]
-struct FileConfig {
-    #[serde(default)]
-    ask: AskSection,
-}
-
-#[derive(Deserialize, Debug)]
-struct AskSection {
-    #[serde(default)]
-    enabled: bool,
-    #[serde(default = "default_corpus")]
-    corpus_path: String,
-    #[serde(default)]
-    docs_base_url: String,
-}
-
-impl Default for AskSection {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            corpus_path: default_corpus(),
-            docs_base_url: String::new(),
-        }
-    }
-}
-
-fn default_corpus() -> String {
-    "docs/content/docs".into()
 }
 
 fn main() {
@@ -192,6 +171,7 @@ fn main() {
             (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
         Some(Command::PackModel { model, out }) => pack_model(model_dir(model), &out),
+        Some(Command::CheckIndex { index }) => check_index(&index),
         Some(Command::Evaluate {
             index,
             questions,
@@ -242,23 +222,81 @@ fn pack_model(model: Option<PathBuf>, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn read_config(path: &Path, explicit: bool) -> Result<FileConfig> {
-    match std::fs::read_to_string(path) {
-        Ok(s) => serde_saphyr::from_str(&s).with_context(|| format!("reading {}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
-            Ok(FileConfig::default())
+/// Reads an index's bytes (a file or `s3://bucket/key`) and checks them as
+/// the Lambda's cold start would, without decoding the payload.
+fn check_index(spec: &str) -> Result<()> {
+    let bytes =
+        match ask_store::Location::parse(spec).map_err(|e| anyhow::anyhow!("{spec}: {e}"))? {
+            ask_store::Location::File(path) => {
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?
+            }
+            ask_store::Location::S3 { bucket, key } => {
+                let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
+                runtime.block_on(async {
+                    let client = ask_store::s3_client(upload::path_style_from_env()?).await;
+                    let s3 = ask_store::S3::new(client, &bucket, &key);
+                    ask_store::IndexSource::fetch(&s3)
+                        .await
+                        .map(|b| b.to_vec())
+                        .map_err(|e| anyhow::anyhow!("fetching {spec}: {e}"))
+                })?
+            }
+        };
+    let version = bytes
+        .get(8..12)
+        .map_or(0, |v| u32::from_le_bytes(v.try_into().expect("4 bytes")));
+    let meta = ask_index::read_meta(&bytes)
+        .with_context(|| format!("{spec} is not an index this release reads"))?;
+    println!(
+        "{spec}: index format {version} (this release reads {} to {}), build id {}, built {}, {} pages, {} sections, settings {}",
+        ask_index::OLDEST_READABLE,
+        ask_index::FORMAT_VERSION,
+        meta.build_id,
+        meta.built_at,
+        meta.pages,
+        meta.sections,
+        if meta.settings.is_empty() {
+            "none"
+        } else {
+            "carried"
         }
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
-    }
+    );
+    Ok(())
 }
 
 fn build(args: BuildArgs) -> Result<()> {
-    if args.out.is_none() && args.upload.is_none() {
+    if args.out.is_none() && args.upload.is_none() && !args.check {
         bail!("nothing to write: give --out PATH and/or --upload s3://bucket/key");
     }
     let explicit_config = std::env::args().any(|a| a == "--config" || a.starts_with("--config="));
-    let config = read_config(&args.config, explicit_config)?;
-    if !config.ask.enabled {
+    let mut config = build_index::settings::TeamSettings::read(&args.config, explicit_config)?;
+    // A base URL given here is the one the settings carry too.
+    if let Some(url) = &args.base_url {
+        config.set.insert(
+            "docs_base_url".into(),
+            serde_json::Value::String(url.trim_end_matches('/').to_string()),
+        );
+        config.settings.docs_base_url = url.trim_end_matches('/').to_string();
+    }
+    if args.check {
+        if args.jsonl.is_none() {
+            let dir = args.corpus.clone().unwrap_or_else(|| config.corpus());
+            if !dir.is_dir() {
+                bail!(
+                    "{}: ask.corpus_path names {}, which is not a folder",
+                    args.config.display(),
+                    dir.display()
+                );
+            }
+        }
+        println!(
+            "{}: {} settings checked",
+            args.config.display(),
+            config.set.len()
+        );
+        return Ok(());
+    }
+    if !config.settings.enabled {
         eprintln!(
             "notice: ask.enabled is false in {}: a deployed /ask answers 404 until it is true (or ASK_ENABLED=true)",
             args.config.display()
@@ -267,7 +305,7 @@ fn build(args: BuildArgs) -> Result<()> {
     let base_url = args
         .base_url
         .clone()
-        .unwrap_or_else(|| config.ask.docs_base_url.clone());
+        .unwrap_or_else(|| config.settings.docs_base_url.clone());
     let base_url = base_url.trim_end_matches('/').to_string();
     let started = Instant::now();
     // SOURCE_DATE_EPOCH (reproducible-builds.org) pins the build time.
@@ -287,10 +325,7 @@ fn build(args: BuildArgs) -> Result<()> {
             (pages, fp, "jsonl", Weights::FLAT)
         }
         None => {
-            let dir = args
-                .corpus
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(&config.ask.corpus_path));
+            let dir = args.corpus.clone().unwrap_or_else(|| config.corpus());
             let (pages, fp) = read_mdx(&dir)?;
             (pages, fp, "mdx", Weights::DOCS)
         }
@@ -301,6 +336,7 @@ fn build(args: BuildArgs) -> Result<()> {
         source: source.into(),
         corpus_fingerprint: format!("{fingerprint:016x}"),
         built_at_unix: now,
+        settings: config.carried(),
     };
     let analyzer = Analyzer::new();
     let mut index = ask_index::build(&pages, &opts, &analyzer).context("building the index")?;
@@ -418,7 +454,7 @@ fn read_mdx(dir: &Path) -> Result<(Vec<PageInput>, u64)> {
         fp = ask_index::index::fnv1a64(path.as_bytes(), fp);
         fp = ask_index::index::fnv1a64(src.as_bytes(), fp);
     }
-    let corpus = corpus::pages(&files);
+    let corpus = build_index::corpus::pages(&files);
     for s in &corpus.skipped {
         eprintln!(
             "warning: {}:{}: {} (file skipped)",

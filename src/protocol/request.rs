@@ -451,16 +451,10 @@ mod tests {
     use crate::config::EMBEDDED_CONFIG;
     use crate::protocol::FailureCode;
 
-    /// The limits of the embedded configuration.
+    /// The limits of the bundled docs' settings.
     fn cfg() -> Limits {
-        let c = crate::config::Config::load(EMBEDDED_CONFIG, &|_| None).unwrap();
-        Limits {
-            max_body_bytes: c.max_body_bytes,
-            max_query_chars: c.max_query_chars,
-            max_prev: c.max_prev,
-            default_mode: c.default_mode,
-            default_streaming: c.default_streaming,
-        }
+        let c = crate::config::load_yaml(EMBEDDED_CONFIG, &|_| None).unwrap();
+        crate::built::limits(&c)
     }
 
     fn req(

@@ -41,8 +41,8 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
         default_streaming: c.default_streaming,
         limits: ConfigLimits {
             max_query_chars: small(c.max_query_chars),
-            max_body_bytes: small(c.max_body_bytes),
-            max_prev: small(c.max_prev),
+            max_body_bytes: small(crate::config::MAX_BODY_BYTES),
+            max_prev: small(crate::config::MAX_PREV),
             default_results: small(c.top_k),
             max_results: small(protocol::request::MAX_RESULTS),
         },
@@ -58,8 +58,8 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
             resource_metadata: (auth != crate::auth::Mode::Off).then(|| at(RESOURCE_METADATA_PATH)),
         },
         generator: match c.generator {
-            crate::config::GeneratorConfig::Extractive => "extractive",
-            crate::config::GeneratorConfig::Bedrock(_) => "bedrock",
+            crate::config::Generator::Extractive => "extractive",
+            crate::config::Generator::Bedrock => "bedrock",
         }
         .to_string(),
         endpoints: ConfigEndpoints {

@@ -27,7 +27,7 @@ pub fn config(extra: &[(&str, &str)]) -> Config {
                 _ => None,
             })
     };
-    Config::load(EMBEDDED_CONFIG, &env).unwrap()
+    nlweb_ask::config::load_yaml(EMBEDDED_CONFIG, &env).unwrap()
 }
 
 /// The configuration of exactly these variables (no defaults added), or
@@ -37,7 +37,7 @@ pub fn load(pairs: &[(&str, &str)]) -> Result<Config, nlweb_ask::config::ConfigE
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-    Config::load(EMBEDDED_CONFIG, &move |k| {
+    nlweb_ask::config::load_yaml(EMBEDDED_CONFIG, &move |k| {
         pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     })
 }

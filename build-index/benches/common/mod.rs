@@ -59,6 +59,7 @@ pub fn build(pages: &[PageInput], weights: Weights) -> Index {
         source: "mdx".into(),
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
+        settings: String::new(),
     };
     ask_index::build(pages, &opts, &Analyzer::new()).unwrap()
 }

@@ -81,7 +81,7 @@ pub const MINILM_L6: Pinned = Pinned {
 /// Tokens of a section read by the model, at most: the start of a section
 /// (its title, heading and first sentences) says what it is about. Longer
 /// windows (128, 192 and 256 tokens, measured) lift the model alone but not
-/// the mix held out, and cost build time (benches/hybrid.md).
+/// the mix held out, and cost build time (benches/experiments/benchmarks-hybrid.md).
 pub const SECTION_TOKENS: usize = 96;
 
 /// Tokens of a question read, at most.

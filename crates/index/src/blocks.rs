@@ -3,7 +3,7 @@
 //! Section texts are concatenated, in stored order, into one *text stream*;
 //! the stream is cut at section boundaries into blocks of about
 //! [`BLOCK_BYTES`], and each block is compressed on its own with deflate
-//! (`miniz_oxide`, pure Rust: the codec `benches/codecs.md` chose by
+//! (`miniz_oxide`, pure Rust: the codec `benches/experiments/benchmarks-codecs.md` chose by
 //! measurement). A section's text is a span of the stream that never
 //! crosses a block's end, so reading it decompresses one block. The last
 //! [`CACHE_BLOCKS`] blocks read are kept decompressed, shared by the

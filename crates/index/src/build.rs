@@ -491,6 +491,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
     let meta = BuildMeta {
         build_id: build_id(
             &opts.corpus_fingerprint,
+            &opts.settings,
             opts.built_at_unix,
             postings.n_postings,
         ),
@@ -506,12 +507,17 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         sections: postings.n_sections,
         terms: postings.terms as u32,
         postings: postings.n_postings,
+        settings: opts.settings.clone(),
     };
     Ok(Index::new(meta, data))
 }
 
-fn build_id(fingerprint: &str, built_at: u64, postings: u64) -> String {
-    let h = fnv1a64(fingerprint.as_bytes(), built_at ^ postings.rotate_left(32));
+/// The build's id: a hash of the corpus, the settings, the time and the
+/// postings (settings that change answers change the id, and so every
+/// `ETag`).
+fn build_id(fingerprint: &str, settings: &str, built_at: u64, postings: u64) -> String {
+    let seed = fnv1a64(settings.as_bytes(), built_at ^ postings.rotate_left(32));
+    let h = fnv1a64(fingerprint.as_bytes(), seed);
     format!("{h:016x}")
 }
 

@@ -19,8 +19,9 @@
 //! (version 3 added the sections' sentence vectors; version 4 compressed
 //! the sections' text in blocks, the section ids to varint gaps and the
 //! impacts to a byte, and derives each term's idf from its postings;
-//! version 5 stores each section's text as Markdown, in the same layout,
-//! so version 4 files still read).
+//! version 5 stores each section's text as Markdown, in the same payload
+//! layout, and the docs team's settings in the header; version 4 files
+//! still read, with no settings).
 
 use crate::analyzer::ANALYZER_ID;
 use crate::index::{BuildMeta, Index, IndexData};
@@ -78,6 +79,7 @@ pub fn encode(index: &Index) -> Result<Vec<u8>> {
 struct Layout {
     header: std::ops::Range<usize>,
     payload: std::ops::Range<usize>,
+    crc: u32,
 }
 
 fn layout(bytes: &[u8]) -> Result<(Layout, u32)> {
@@ -124,14 +126,55 @@ fn layout(bytes: &[u8]) -> Result<(Layout, u32)> {
         Layout {
             header: PREFIX_LEN..h_end,
             payload: h_end..expected as usize,
+            crc: u32_at(24),
         },
-        u32_at(24),
+        version,
     ))
 }
 
-fn decode_meta(bytes: &[u8]) -> Result<BuildMeta> {
-    let (meta, used): (BuildMeta, usize) = bincode::serde::decode_from_slice(bytes, config())
-        .map_err(|e| Error::Decode(e.to_string()))?;
+/// The header of format 4: [`BuildMeta`] without its settings.
+#[derive(serde::Deserialize)]
+struct MetaV4 {
+    build_id: String,
+    built_at: String,
+    corpus_fingerprint: String,
+    docs_base_url: String,
+    source: String,
+    analyzer: String,
+    k1: f32,
+    b: f32,
+    weights: crate::index::Weights,
+    pages: u32,
+    sections: u32,
+    terms: u32,
+    postings: u64,
+}
+
+fn decode_meta(version: u32, bytes: &[u8]) -> Result<BuildMeta> {
+    let decoded = if version == 4 {
+        bincode::serde::decode_from_slice::<MetaV4, _>(bytes, config()).map(|(m, used)| {
+            let meta = BuildMeta {
+                build_id: m.build_id,
+                built_at: m.built_at,
+                corpus_fingerprint: m.corpus_fingerprint,
+                docs_base_url: m.docs_base_url,
+                source: m.source,
+                analyzer: m.analyzer,
+                k1: m.k1,
+                b: m.b,
+                weights: m.weights,
+                pages: m.pages,
+                sections: m.sections,
+                terms: m.terms,
+                postings: m.postings,
+                settings: String::new(),
+            };
+            (meta, used)
+        })
+    } else {
+        bincode::serde::decode_from_slice(bytes, config())
+    };
+    let (meta, used): (BuildMeta, usize) = decoded.map_err(|e| Error::Decode(e.to_string()))?;
     if used != bytes.len() {
         return Err(Error::Invalid("header has trailing bytes".into()));
     }
@@ -141,9 +184,9 @@ fn decode_meta(bytes: &[u8]) -> Result<BuildMeta> {
 /// Reads only the header (build metadata) after checking magic, version,
 /// length and checksum.
 pub fn read_meta(bytes: &[u8]) -> Result<BuildMeta> {
-    let (l, crc) = layout(bytes)?;
-    check_crc(bytes, &l, crc)?;
-    decode_meta(&bytes[l.header])
+    let (l, version) = layout(bytes)?;
+    check_crc(bytes, &l, l.crc)?;
+    decode_meta(version, &bytes[l.header])
 }
 
 fn check_crc(bytes: &[u8], l: &Layout, expected: u32) -> Result<()> {
@@ -193,9 +236,9 @@ struct Borrowed<'a> {
 pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
     use crate::arrays::{Blob, F32s, Text, U32s};
     use crate::compact::{Ascending, Dictionary, LazyDictionary};
-    let (l, crc) = layout(&bytes)?;
-    check_crc(&bytes, &l, crc)?;
-    let meta = decode_meta(&bytes[l.header.clone()])?;
+    let (l, version) = layout(&bytes)?;
+    check_crc(&bytes, &l, l.crc)?;
+    let meta = decode_meta(version, &bytes[l.header.clone()])?;
     let payload = &bytes[l.payload.clone()];
     let (b, used): (Borrowed, usize) = bincode::serde::borrow_decode_from_slice(payload, config())
         .map_err(|e| Error::Decode(e.to_string()))?;

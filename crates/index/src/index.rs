@@ -121,6 +121,9 @@ pub struct BuildMeta {
     pub terms: u32,
     /// Number of postings.
     pub postings: u64,
+    /// The docs team's settings: the `ask:` keys its settings file set, as
+    /// a JSON object (empty: none; format 4 files have none).
+    pub settings: String,
 }
 
 /// What [`build`] needs besides the pages.
@@ -136,6 +139,9 @@ pub struct BuildOptions {
     pub corpus_fingerprint: String,
     /// Build time, seconds since the Unix epoch (injected: no clock here).
     pub built_at_unix: u64,
+    /// The docs team's settings (the `ask:` keys its settings file set,
+    /// as a JSON object; empty: none), carried to the Lambda.
+    pub settings: String,
 }
 
 /// A built, searchable index.
@@ -672,6 +678,7 @@ pub(crate) mod tests {
             source: "mdx".into(),
             corpus_fingerprint: "abc".into(),
             built_at_unix: 1_700_000_000,
+            settings: String::new(),
         }
     }
 

@@ -527,6 +527,7 @@ mod tests {
             source: "mdx".into(),
             corpus_fingerprint: String::new(),
             built_at_unix: 0,
+            settings: String::new(),
         }
     }
 

@@ -63,6 +63,15 @@ fn opens(name: &str) -> ask_index::Index {
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
     assert_eq!(idx.meta.docs_base_url, "https://docs.example.com");
+    // Version 5 carries the docs team's settings; version 4 none.
+    if bytes[8] == 5 {
+        assert_eq!(
+            idx.meta.settings,
+            r#"{"docs_base_url":"https://docs.example.com","site":"compat","top_k":3}"#
+        );
+    } else {
+        assert_eq!(idx.meta.settings, "");
+    }
     let a = Analyzer::new();
     let hits = search::retrieve(&idx, &a, "token bucket", &[], 2);
     assert_eq!(

@@ -72,6 +72,7 @@ fn opts() -> BuildOptions {
         source: "mdx".into(),
         corpus_fingerprint: "f".into(),
         built_at_unix: 1,
+        settings: String::new(),
     }
 }
 
