@@ -16,6 +16,11 @@ use serde_json::{Value, json};
 const BUCKET: u32 = 1_000_000;
 
 fn state() -> State {
+    state_env(&[])
+}
+
+/// [`state`] with more variables (later ones win).
+fn state_env(extra: &[(&'static str, &'static str)]) -> State {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = build_index::read_mdx_files(&repo.join("docs/content/docs"), &|_, _| {
         indicatif::ProgressBar::hidden()
@@ -33,7 +38,13 @@ fn state() -> State {
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let jwks = std::fs::read_to_string(repo.join("tests/data/auth/jwks.json")).unwrap();
     let bucket = BUCKET.to_string();
+    let extra = extra.to_vec();
     let env = move |k: &str| match k {
+        _ if extra.iter().any(|(n, _)| *n == k) => extra
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string()),
         "ASK_ENABLED" => Some("true".to_string()),
         "ASK_INDEX" => Some("unused.idx".into()),
         "ASK_RATE_LIMIT_PER_MINUTE" => Some(bucket.clone()),
@@ -175,4 +186,79 @@ fn main() {
             bytes / tokens as usize
         );
     }
+    deadline_row(tools_call, typical);
+}
+
+/// A batch of 10 `generate` calls to a model that never answers (its own
+/// timeout the longest allowed, 8 s), in an invocation with 2.2 s left:
+/// the request's deadline (0.7 s away) ends the first call, and the other
+/// nine are not started. CPU time as above, and the wall time and model
+/// calls a request.
+fn deadline_row(tools_call: &str, typical: f64) {
+    use aws_sdk_bedrockruntime::config::{BehaviorVersion, Credentials, Region};
+    use lambda_http::RequestExt;
+    let never = aws_smithy_http_client::test_util::NeverClient::new();
+    let sdk = aws_sdk_bedrockruntime::config::Builder::new()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new(
+            "AKIDTEST",
+            "test-secret",
+            None,
+            None,
+            "bench",
+        ))
+        .http_client(never.clone());
+    let config = nlweb_ask::generate::BedrockConfig {
+        model_id: "amazon.nova-micro-v1:0".into(),
+        region: None,
+        max_tokens: 500,
+        timeout: std::time::Duration::from_millis(nlweb_ask::config::MAX_GENERATOR_TIMEOUT_MS),
+    };
+    let s = state_env(&[
+        ("ASK_GENERATOR", "bedrock"),
+        ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
+        ("ASK_CORS_ALLOW_ORIGINS", "https://docs.example.com"),
+    ])
+    .with_generator(Box::new(nlweb_ask::generate::Bedrock::new(config, sdk)));
+    let body = batch(10, &tools_call.replace("summarize", "generate"));
+    let request = || {
+        let mut ctx = lambda_http::Context::default();
+        ctx.deadline = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+            + 2_200;
+        nlweb_ask::event::request_from_str(&mcp(body.clone()).to_string())
+            .unwrap()
+            .with_lambda_context(ctx)
+    };
+    let runs = 5;
+    let (start, wall) = (cpu_ns(), std::time::Instant::now());
+    let mut last = None;
+    for _ in 0..runs {
+        last = Some(respond(&s, &request()));
+    }
+    let us = (cpu_ns() - start) as f64 / runs as f64 / 1e3;
+    let wall_ms = wall.elapsed().as_secs_f64() * 1e3 / runs as f64;
+    let last = last.unwrap();
+    let bytes = last.body().as_ref().len();
+    let v: Value = serde_json::from_slice(last.body().as_ref()).unwrap();
+    let not_started = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["error"]["code"] == -32004)
+        .count();
+    println!(
+        "| /mcp batch of 10 tools/call generate, a model that never answers, 2.2 s of the invocation left | {} | 10 | {us:.0} | {:.0} | {:.1} | {bytes} | {} |",
+        last.status().as_u16(),
+        us / 10.0,
+        us / 10.0 / typical,
+        bytes / 10
+    );
+    println!(
+        "\nThat batch: {wall_ms:.0} ms of wall time a request (its deadline, 0.7 s away), {} model calls started a request, {not_started} of 10 calls not started (JSON-RPC -32004); without the deadline, 10 calls of up to 8 s each.",
+        never.num_calls() / runs
+    );
 }

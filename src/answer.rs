@@ -141,7 +141,14 @@ pub struct Writer<'a> {
     pub product: &'a str,
     /// The extractive summarizer's constants.
     pub summary: summary::Params,
+    /// When the request's work must be done: a model call gets what is
+    /// left, and is not started with less than [`MIN_MODEL_TIME`] (`None`:
+    /// the model's own timeout alone).
+    pub deadline: Option<std::time::Instant>,
 }
+
+/// Least time left for which a model call is started.
+pub const MIN_MODEL_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What retrieval found, before any summary is written: the answer's
 /// items (its `summary` and `generator` still `None`), and what the
@@ -346,10 +353,12 @@ pub async fn summarize(
                 // The sections as Markdown: the model sees code as code,
                 // and can quote a block whole.
                 let markdown: Vec<_> = hits.iter().map(|h| index.section_text(h.section)).collect();
+                // The earlier questions retrieval read, no more.
+                let context = &prev[prev.len().saturating_sub(search::MAX_CONTEXT)..];
                 let prompt = Prompt {
                     product: writer.product,
                     question: &asked,
-                    prev: &prev,
+                    prev: context,
                     sources: items
                         .iter()
                         .zip(&markdown)
@@ -360,7 +369,7 @@ pub async fn summarize(
                         })
                         .collect(),
                 };
-                model_item(model, &prompt, items, base_url).await
+                model_item(model, &prompt, items, base_url, writer.deadline).await
             } else {
                 Err(Fallback::NotAnswered)
             };
@@ -386,9 +395,29 @@ async fn model_item(
     prompt: &Prompt<'_>,
     items: &[Article],
     site: &str,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Summary, Fallback> {
     let t = std::time::Instant::now();
-    let written = model.write(prompt).await?;
+    let written = match deadline.map(|d| d.saturating_duration_since(t)) {
+        None => model.write(prompt).await?,
+        Some(left) if left < MIN_MODEL_TIME => {
+            tracing::warn!(
+                left_ms = left.as_millis() as u64,
+                "the request's deadline is too near to ask the model"
+            );
+            return Err(Fallback::Timeout);
+        }
+        Some(left) => match tokio::time::timeout(left, model.write(prompt)).await {
+            Ok(w) => w?,
+            Err(_) => {
+                tracing::warn!(
+                    generator = model.name(),
+                    "no answer by the request's deadline"
+                );
+                return Err(Fallback::Timeout);
+            }
+        },
+    };
     let checked = cite_check(&written.text, prompt.sources.len(), written.truncated);
     tracing::info!(
         generator = model.name(),

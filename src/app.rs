@@ -8,7 +8,6 @@ use axum::Router;
 use axum::extract::Request;
 use axum::middleware::from_fn_with_state;
 use axum::response::Response;
-use axum::routing::{get, post};
 use lambda_http::RequestExt;
 use lambda_http::http::Uri;
 use tower::ServiceBuilder;
@@ -18,10 +17,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use crate::layers;
 use crate::protocol::Failure;
 use crate::reply;
-use crate::routes::{
-    self, RESOURCE_METADATA_PATH, ask, config, discovery, feedback, llms, mcp, metadata, openapi,
-    sites, who, widget,
-};
+use crate::routes;
 use crate::state::State;
 
 /// The service: requests with the API Gateway stage taken off their path
@@ -33,27 +29,22 @@ pub type Service = tower::util::MapResponse<
 
 /// The routes and their layers over `state`.
 pub fn router(state: State) -> Router {
-    let mut router = Router::new()
-        .route("/ask", get(ask::handle).post(ask::handle))
-        .route(feedback::PATH, post(feedback::handle))
-        .route("/mcp", post(mcp::handle))
-        .route("/who", get(who::handle))
-        .route("/sites", get(sites::handle))
-        .route("/config", get(config::handle))
-        .route("/llms.txt", get(llms::handle))
-        .route("/openapi.json", get(openapi::handle))
-        .route("/ask/widget.js", get(widget::handle))
-        .route(discovery::CARD_PATH, get(discovery::card_handle))
-        .route(discovery::CATALOG_PATH, get(discovery::catalog_handle))
-        .route(discovery::MCP_CATALOG_PATH, get(discovery::catalog_handle));
-    // The metadata exists only when tokens are read.
-    if state.auth.mode() != crate::auth::Mode::Off {
-        router = router.route(RESOURCE_METADATA_PATH, get(metadata::handle));
+    let mut router = Router::new();
+    for route in routes::served(&state) {
+        router = router.route(route.path, (route.serve)());
     }
+    layered(router, state)
+}
+
+/// `router`'s routes with the layers over `state`: a route that is not in
+/// `crate::routes::ROUTES` is refused by the first of them (public so
+/// that a test can try one).
+pub fn layered(router: Router<State>, state: State) -> Router {
     let panic_state = state.clone();
     router
         .route_layer(
             ServiceBuilder::new()
+                .layer(from_fn_with_state(state.clone(), layers::admit))
                 .layer(from_fn_with_state(state.clone(), layers::authenticate))
                 .layer(from_fn_with_state(state.clone(), layers::revalidate))
                 .layer(from_fn_with_state(state.clone(), layers::rate_limit))
@@ -81,8 +72,8 @@ pub fn router(state: State) -> Router {
         .with_state(state)
 }
 
-/// The paths the router serves (the route table's; the RFC 9728 metadata
-/// only while `ask.auth` is on).
+/// The paths of the route table (the RFC 9728 metadata among them, which
+/// is served only while `ask.auth` is on).
 pub fn paths() -> Vec<&'static str> {
     crate::routes::ROUTES.iter().map(|r| r.path).collect()
 }

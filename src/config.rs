@@ -205,7 +205,7 @@ mod tests {
         let c = load_yaml(EMBEDDED_CONFIG, &env(&[])).unwrap();
         assert_eq!(bedrock(&c), None);
         assert_eq!(c.generator_modes, vec![Mode::Generate]);
-        let file = "ask:\n  generator: bedrock\n  bedrock_model_id: amazon.nova-micro-v1:0\n  generator_modes: [generate, summarize]\n";
+        let file = "ask:\n  generator: bedrock\n  bedrock_model_id: amazon.nova-micro-v1:0\n  generator_modes: [generate, summarize]\n  cors_allow_origins: [https://docs.example.com]\n";
         let c = load_yaml(file, &env(&[("ASK_BEDROCK_TIMEOUT_MS", "2500")])).unwrap();
         let b = bedrock(&c).unwrap();
         assert_eq!(b.model_id, "amazon.nova-micro-v1:0");
@@ -220,6 +220,7 @@ mod tests {
                 ("ASK_BEDROCK_MODEL_ID", "m"),
                 ("ASK_BEDROCK_REGION", "eu-west-1"),
                 ("ASK_GENERATOR_MODES", "summarize"),
+                ("ASK_MODEL_FROM_ANY_ORIGIN", "true"),
             ]),
         )
         .unwrap();
@@ -250,6 +251,16 @@ mod tests {
             (
                 &[("ASK_GENERATOR_MODES", "list")][..],
                 "ASK_GENERATOR_MODES",
+            ),
+            // Any page could spend the model's budget through its
+            // visitors' browsers: refused unless the team says so.
+            (
+                &[("ASK_GENERATOR", "bedrock"), ("ASK_BEDROCK_MODEL_ID", "m")][..],
+                "model_from_any_origin",
+            ),
+            (
+                &[("ASK_MCP_ALLOW_ORIGINS", "*")][..],
+                "ASK_MCP_ALLOW_ORIGINS",
             ),
         ] {
             let e = load_yaml(EMBEDDED_CONFIG, &env(pairs)).unwrap_err();

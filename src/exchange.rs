@@ -12,6 +12,42 @@ use crate::state::State;
 #[derive(Clone, Copy, Debug)]
 pub struct Started(pub Instant);
 
+/// When the request's work must be done: [`REQUEST_BUDGET`] after it
+/// arrived, or [`DEADLINE_MARGIN`] before the Lambda invocation's own
+/// deadline if that comes first. Work not started by then is not started
+/// (a batch's later calls); a model call gets what is left.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline(pub Instant);
+
+/// A request's whole budget: 8 s of the function's 10 s timeout
+/// (template.yaml), so that an answer whose model ran out of time still
+/// goes out, as its extractive fallback, with time to spare for writing
+/// and sending it.
+pub const REQUEST_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// Kept free before the invocation's deadline (a function configured with
+/// a shorter timeout than the template's).
+pub const DEADLINE_MARGIN: std::time::Duration = std::time::Duration::from_millis(1_500);
+
+/// The deadline of a request that arrived at `started` with `remaining`
+/// of its invocation left (`None`: no Lambda context, as in tests).
+pub fn deadline_of(started: Instant, remaining: Option<std::time::Duration>) -> Deadline {
+    let budget = match remaining {
+        Some(r) => REQUEST_BUDGET.min(r.saturating_sub(DEADLINE_MARGIN)),
+        None => REQUEST_BUDGET,
+    };
+    Deadline(started + budget)
+}
+
+/// The request's deadline (the budget from now, for a request the
+/// layers did not see).
+pub fn deadline(parts: &lambda_http::http::request::Parts) -> Instant {
+    parts
+        .extensions
+        .get::<Deadline>()
+        .map_or_else(|| Instant::now() + REQUEST_BUDGET, |d| d.0)
+}
+
 /// The request is the first this Lambda environment serves (its cold
 /// start's), for the analytics lines.
 #[derive(Clone, Copy, Debug)]

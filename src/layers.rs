@@ -10,8 +10,9 @@
 //!   [`unreadable`], [`preflight`], then a panic → `INTERNAL_ERROR`
 //!   (tower-http's `CatchPanicLayer`, in `crate::app`);
 //! - on a routed request with an allowed method (a 404 or 405 from the
-//!   router's fallbacks costs nothing): [`authenticate`], [`revalidate`],
-//!   [`rate_limit`], [`body_limit`].
+//!   router's fallbacks costs nothing): [`admit`] (the route in the
+//!   table, a JSON POST, a GET without a body, `/mcp`'s `Origin`),
+//!   [`authenticate`], [`revalidate`], [`rate_limit`], [`body_limit`].
 
 use std::time::Instant;
 
@@ -19,6 +20,7 @@ use axum::body::{Body, HttpBody, to_bytes};
 use axum::extract::{MatchedPath, Request, State as Ctx};
 use axum::middleware::Next;
 use axum::response::Response;
+use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
 use lambda_http::http::{HeaderMap, HeaderValue, Method};
 use tracing::Instrument;
@@ -52,6 +54,18 @@ pub async fn refetch_keys(Ctx(state): Ctx<State>, req: Request, next: Next) -> R
 pub async fn stamp(Ctx(state): Ctx<State>, mut req: Request, next: Next) -> Response {
     let started = Instant::now();
     req.extensions_mut().insert(Started(started));
+    // What is left of the invocation, from Lambda's own deadline.
+    let remaining = req.lambda_context_ref().and_then(|c| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_millis() as u64;
+        Some(std::time::Duration::from_millis(
+            c.deadline.checked_sub(now)?,
+        ))
+    });
+    req.extensions_mut()
+        .insert(crate::exchange::deadline_of(started, remaining));
     req.extensions_mut()
         .insert(ColdStart(state.analytics.first_request()));
     let with_token = req.headers().contains_key("authorization");
@@ -156,10 +170,16 @@ pub async fn cap(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
 /// open to any origin), and the headers a page may read.
 pub async fn cors(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let origin = req.headers().get("origin").cloned();
-    let open = routes::of(req.uri().path()).is_some_and(|r| r.any_origin);
+    let route = routes::of(req.uri().path());
+    let open = route.is_some_and(|r| r.any_origin);
     let mut resp = next.run(req).await;
-    let origins = &state.config.cors_allow_origins;
-    let any = open || origins.iter().any(|o| o == "*");
+    // A route that checks `Origin` is read by the pages it allows, never
+    // by any page.
+    let origins = match route {
+        Some(r) if r.checks_origin => &state.config.mcp_allow_origins,
+        _ => &state.config.cors_allow_origins,
+    };
+    let any = open || (origins.iter().any(|o| o == "*") && !route.is_some_and(|r| r.checks_origin));
     let h = resp.headers_mut();
     let allow = if any {
         Some(HeaderValue::from_static("*"))
@@ -167,7 +187,7 @@ pub async fn cors(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response 
         origin.filter(|o| o.to_str().is_ok_and(|o| origins.iter().any(|a| a == o)))
     };
     if !any {
-        h.insert("vary", HeaderValue::from_static("Origin"));
+        vary(h, "Origin");
     }
     if let Some(a) = allow {
         h.insert("access-control-allow-origin", a);
@@ -179,6 +199,17 @@ pub async fn cors(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response 
         ),
     );
     resp
+}
+
+/// Adds `name` to the response's one `Vary` header.
+fn vary(h: &mut HeaderMap, name: &'static str) {
+    let v = match h.get("vary").and_then(|v| v.to_str().ok()) {
+        Some(old) if !old.is_empty() => format!("{old}, {name}"),
+        _ => name.to_string(),
+    };
+    if let Ok(v) = HeaderValue::from_str(&v) {
+        h.insert("vary", v);
+    }
 }
 
 /// An event whose URL `lambda_http` could not read (`crate::event`): 400.
@@ -227,11 +258,126 @@ pub fn not_allowed(state: &State, route: &Route, method: &Method) -> Response {
     reply::failure(&f, None, &state.echo(None))
 }
 
-/// The route the router matched (`None`: a fallback).
+/// The route the router matched (`None`: a fallback, or a route that is
+/// not in the table).
 fn route_of(req: &Request) -> Option<&'static Route> {
     req.extensions()
         .get::<MatchedPath>()
         .and_then(|p| routes::of(p.as_str()))
+}
+
+/// The first layer of a routed request: its route must be in the table
+/// (a route the router serves but `ROUTES` does not list is refused, never
+/// served without the guards that read the table); a POST must be JSON
+/// (415: another type is a "simple" request that a page on any origin may
+/// send without a CORS preflight); a GET must carry no body (its question
+/// is in its URL, the one thing a cache keys on); a route that checks
+/// `Origin` ([`origin_refused`]) refuses one it does not allow (403).
+pub async fn admit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let Some(route) = route_of(&req).filter(|r| r.when.is_none_or(|when| when(&state))) else {
+        tracing::error!(route = %path, "a route that is not in the route table: refused");
+        return reply::not_found();
+    };
+    if req.method() == Method::POST && !is_json(req.headers()) {
+        let f = Failure::UnsupportedMediaType(format!(
+            "{path} takes a JSON body: send it with Content-Type: application/json"
+        ));
+        return reply::failure_at(&path, &f, &state.echo(None));
+    }
+    let (parts, body) = req.into_parts();
+    if route.checks_origin
+        && let Some(why) = origin_refused(&state, &parts)
+    {
+        tracing::info!(route = %path, "refused: {why}");
+        return reply::failure_at(&path, &Failure::OriginNotAllowed(why), &state.echo(None));
+    }
+    let body = if parts.method == Method::GET {
+        let bytes = to_bytes(body, crate::config::MAX_BODY_BYTES)
+            .await
+            .unwrap_or_else(|_| bytes::Bytes::from_static(b"-"));
+        if !bytes.is_empty() {
+            let f = Failure::InvalidRequest(
+                "a GET carries its question in its URL and no body: send the JSON with POST".into(),
+            );
+            return reply::failure_at(&path, &f, &state.echo(None));
+        }
+        Body::empty()
+    } else {
+        body
+    };
+    next.run(Request::from_parts(parts, body)).await
+}
+
+/// Whether `Content-Type` is `application/json` (any parameters).
+fn is_json(h: &HeaderMap) -> bool {
+    let mut all = h.get_all("content-type").iter();
+    match (all.next(), all.next()) {
+        (Some(v), None) => v.to_str().is_ok_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+        }),
+        _ => false,
+    }
+}
+
+/// Why a request to a route that checks `Origin` (`/mcp`) is refused, if
+/// it is. MCP clients are programs that send no `Origin`; a browser always
+/// sends one, so a request that carries one comes from a web page, served
+/// only when `ask.mcp_allow_origins` names it. A request from a loopback
+/// address (a local run) must also name a loopback `Host`, and may come
+/// from a page on a loopback origin: a page elsewhere whose name resolves
+/// to 127.0.0.1 (DNS rebinding) names its own.
+fn origin_refused(state: &State, parts: &Parts) -> Option<String> {
+    let loopback_peer = source_ip(parts)
+        .and_then(|ip| ip.parse::<std::net::IpAddr>().ok())
+        .is_some_and(|ip| ip.is_loopback());
+    if loopback_peer {
+        let mut hosts = parts.headers.get_all("host").iter();
+        let host_ok = match (hosts.next(), hosts.next()) {
+            (Some(h), None) => h.to_str().is_ok_and(is_loopback_authority),
+            (None, None) => true,
+            _ => false,
+        };
+        if !host_ok {
+            return Some(
+                "a request from this machine must name a loopback Host (localhost, 127.0.0.1 or [::1])"
+                    .into(),
+            );
+        }
+    }
+    let mut origins = parts.headers.get_all("origin").iter();
+    let origin = match (origins.next(), origins.next()) {
+        (None, _) => return None,
+        (Some(o), None) => o.to_str().unwrap_or(""),
+        (Some(_), Some(_)) => return Some("more than one Origin".into()),
+    };
+    let allowed = state
+        .config
+        .mcp_allow_origins
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(origin))
+        || (loopback_peer
+            && ["http://", "https://"]
+                .iter()
+                .filter_map(|scheme| origin.strip_prefix(scheme))
+                .any(is_loopback_authority));
+    (!allowed).then(|| {
+        "a request with an Origin comes from a web page, and this one is not on ask.mcp_allow_origins (MCP clients send none)".to_string()
+    })
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().map(|h| format!("[{h}]")),
+        None => authority.split(':').next().map(str::to_string),
+    };
+    host.is_some_and(|h| {
+        let h = h.to_ascii_lowercase();
+        h == "localhost" || h == "127.0.0.1" || h == "[::1]"
+    })
 }
 
 /// Who is calling a route that reveals the docs or the settings, as the
@@ -240,7 +386,11 @@ fn route_of(req: &Request) -> Option<&'static Route> {
 /// the OpenAPI document and the widget stay public.
 pub async fn authenticate(Ctx(state): Ctx<State>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
-    let guarded = route_of(&req).is_some_and(|r| r.guarded);
+    // Not in the table: refused (the admit layer has said so already).
+    let Some(route) = route_of(&req) else {
+        return reply::not_found();
+    };
+    let guarded = route.guarded;
     let (parts, body) = req.into_parts();
     let ip = ClientKey::from_ip(source_ip(&parts).as_deref());
     let who = if guarded {
@@ -300,13 +450,15 @@ fn caller(state: &State, parts: &Parts) -> Result<Caller, Failure> {
     })
 }
 
-/// A GET of a route with a validator: its answer gets the `ETag` (and
-/// `Cache-Control: public, max-age` when `ask.cache_max_age` is set, or the
+/// A GET of a route with a validator: its answer gets the weak `ETag`,
+/// `Vary` with the headers that change its bytes (the route's), and
+/// `Cache-Control: public, max-age` when `ask.cache_max_age` is set (or the
 /// route's own); an
 /// `If-None-Match` that names it gets 304, no body and no token spent (the
 /// `RateLimit` headers report the bucket as it is).
 pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
-    let Some((validator, fixed)) = route_of(&req).and_then(|r| Some((r.validator?, r.cache)))
+    let Some((validator, fixed, vary)) =
+        route_of(&req).and_then(|r| Some((r.validator?, r.cache, r.vary)))
     else {
         return next.run(req).await;
     };
@@ -315,7 +467,9 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     let Some(hash) = validator(&state, &mut parts, &body) else {
         return next.run(Request::from_parts(parts, Body::from(body))).await;
     };
-    let tag = format!("\"{hash:016x}\"");
+    // Weak: an answer's bytes differ by its `query_id`, issued per answer.
+    let opaque = format!("\"{hash:016x}\"");
+    let tag = format!("W/{opaque}");
     let cache = fixed.map(str::to_string).or_else(|| {
         (state.config.cache_max_age > 0)
             .then(|| format!("public, max-age={}", state.config.cache_max_age))
@@ -327,7 +481,7 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
         .is_some_and(|inm| {
             inm.split(',')
                 .map(|t| t.trim().trim_start_matches("W/"))
-                .any(|t| t == tag || t == "*")
+                .any(|t| t == opaque || t == "*")
         });
     if matches && let Some(meter) = parts.extensions.get::<Meter>().copied() {
         let decision = {
@@ -337,8 +491,11 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
                 .unwrap_or_else(|p| p.into_inner());
             l.peek(meter.key, (state.clock)())
         };
-        return Response::builder()
-            .status(304)
+        let mut builder = Response::builder().status(304);
+        if let Some(v) = vary {
+            builder = builder.header("vary", v);
+        }
+        return builder
             .header("etag", tag)
             .header("cache-control", cache.as_deref().unwrap_or("no-store"))
             .header(
@@ -358,6 +515,9 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     let mut resp = next.run(Request::from_parts(parts, Body::from(body))).await;
     if resp.status() == 200 {
         let h = resp.headers_mut();
+        if let Some(v) = vary {
+            self::vary(h, v);
+        }
         if let Ok(v) = tag.parse() {
             h.insert("etag", v);
         }
@@ -374,7 +534,8 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
 /// The answer reports the bucket as it is when the answer is sent.
 pub async fn rate_limit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
-    let charged = route_of(&req).is_some_and(|r| r.charged);
+    // A route not in the table is charged (the admit layer refuses it).
+    let charged = route_of(&req).is_none_or(|r| r.charged);
     let Some(meter) = req.extensions().get::<Meter>().copied() else {
         return next.run(req).await;
     };

@@ -14,14 +14,20 @@ async fn main() -> Result<(), Error> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("AWS_LAMBDA_LOG_LEVEL")
         .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false)
-        .without_time();
-    if json {
-        builder.json().init();
-    } else {
-        builder.init();
+    {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        let fmt = tracing_subscriber::fmt::layer()
+            .with_target(false)
+            .without_time();
+        let registry = tracing_subscriber::registry()
+            .with(filter)
+            .with(nlweb_ask::logs::own_code_below_info());
+        if json {
+            registry.with(fmt.json()).init();
+        } else {
+            registry.with(fmt).init();
+        }
     }
 
     let t = Instant::now();
@@ -140,7 +146,8 @@ async fn serve(
         tracing::error!("{e}");
         e
     })?;
-    let mut state = State::with_auth(config, index, auth);
+    let secret = std::env::var("ASK_QUERY_ID_SECRET").ok();
+    let mut state = State::with_auth(config, index, auth).with_query_id_secret(secret.as_deref());
     if let Some(h) = hybrid {
         tracing::info!(
             model = ask_embed::MINILM_L6.id,

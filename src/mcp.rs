@@ -38,6 +38,9 @@ pub trait Asker {
     /// Spends `extra` more tokens of the caller's bucket (the request has
     /// spent one already); `Err` with the failure when fewer are left.
     fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure>;
+    /// The exchange's deadline has passed: a batch starts no more calls
+    /// (each call's model gets only what is left of it).
+    fn past_deadline(&self) -> bool;
     /// Runs `/ask` on these URL parameters with at most `num_results`
     /// sections, and gives its document.
     fn ask(
@@ -88,6 +91,7 @@ impl Reply {
 pub fn failure_reply(f: &crate::protocol::Failure, echo: &Echo) -> Reply {
     use crate::protocol::FailureCode;
     let rpc_code = match f.code() {
+        _ if matches!(f, crate::protocol::Failure::OriginNotAllowed(_)) => code::INVALID_REQUEST,
         FailureCode::RateLimited => code::RATE_LIMITED,
         FailureCode::Unauthorized | FailureCode::Forbidden => code::UNAUTHORIZED,
         FailureCode::InternalError => code::INTERNAL_ERROR,
@@ -243,6 +247,15 @@ async fn handshake(asker: &(impl Asker + Sync), version: &str, value: serde_json
             }
             let mut replies: Vec<Response> = Vec::with_capacity(batch.len());
             for m in batch {
+                let request = m.get("method").is_some() && m.get("id").is_some();
+                if request && asker.past_deadline() {
+                    replies.push(Response::error(
+                        id_of(&m),
+                        code::DEADLINE_PASSED,
+                        "not started: the batch ran out of time before this request; send it again",
+                    ));
+                    continue;
+                }
                 replies.extend(one(asker, version, m).await);
             }
             if replies.is_empty() {
@@ -693,6 +706,9 @@ mod tests {
         fn tool(&self) -> Tool {
             ask_tool("Widget")
         }
+        fn past_deadline(&self) -> bool {
+            false
+        }
         fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure> {
             // A purse of 5 tokens, one of them spent by the POST.
             if extra <= 4 {
@@ -867,6 +883,60 @@ mod tests {
                 .unwrap()
                 .contains("at most 10")
         );
+    }
+
+    /// An asker whose deadline passes once it has answered two calls.
+    struct Slow(std::sync::atomic::AtomicUsize);
+    impl Asker for Slow {
+        fn product(&self) -> String {
+            "Widget".into()
+        }
+        fn tool(&self) -> Tool {
+            ask_tool("Widget")
+        }
+        fn spend(&self, _: u32) -> Result<(), crate::protocol::Failure> {
+            Ok(())
+        }
+        fn past_deadline(&self) -> bool {
+            self.0.load(std::sync::atomic::Ordering::SeqCst) >= 2
+        }
+        async fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Fake.ask(params, None).await
+        }
+    }
+
+    #[test]
+    fn a_batch_starts_no_call_past_its_deadline() {
+        let calls: Vec<String> = (0..5)
+            .map(|i| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"ask","arguments":{{"query":"q{i}"}}}}}}"#
+                )
+            })
+            .collect();
+        let slow = Slow(Default::default());
+        let headers = Headers {
+            version: Some("2025-03-26"),
+            ..Headers::default()
+        };
+        let body = format!("[{}]", calls.join(","));
+        let reply = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(handle(&slow, &headers, body.as_bytes()));
+        let v: serde_json::Value = serde_json::from_str(reply.body.as_deref().unwrap()).unwrap();
+        let replies = v.as_array().unwrap();
+        assert_eq!(replies.len(), 5, "{v}");
+        assert_eq!(slow.0.load(std::sync::atomic::Ordering::SeqCst), 2);
+        for (i, r) in replies.iter().enumerate() {
+            assert_eq!(r["id"], i, "{r}");
+            if i < 2 {
+                assert!(r.get("result").is_some(), "{r}");
+            } else {
+                assert_eq!(r["error"]["code"], code::DEADLINE_PASSED, "{r}");
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! request says about where it came from (its id, the client's address,
 //! the API's public address).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -67,7 +66,10 @@ pub struct Shared {
     pub limits: crate::protocol::request::Limits,
     /// The analytics lines (`crate::analytics`).
     pub analytics: crate::analytics::Analytics,
-    counter: AtomicU64,
+    /// The `query_id`s this deployment issues and verifies.
+    pub query_ids: crate::query_id::QueryIds,
+    /// The ratings this environment has counted.
+    pub ratings: crate::query_id::Ratings,
 }
 
 impl State {
@@ -150,7 +152,8 @@ impl State {
             generator: None,
             limits,
             analytics: crate::analytics::Analytics::new(config_log_queries),
-            counter: AtomicU64::new(0),
+            query_ids: crate::query_id::QueryIds::new(None),
+            ratings: crate::query_id::Ratings::default(),
         }))
     }
 
@@ -175,6 +178,13 @@ impl State {
         self
     }
 
+    /// This state issuing `query_id`s under `secret`
+    /// (`ASK_QUERY_ID_SECRET`; see `crate::query_id`).
+    pub fn with_query_id_secret(mut self, secret: Option<&str>) -> State {
+        self.parts().query_ids = crate::query_id::QueryIds::new(secret);
+        self
+    }
+
     /// This state with `generator` writing the summaries of
     /// `ask.generator_modes`.
     pub fn with_generator(mut self, generator: Box<dyn crate::generate::Generator>) -> State {
@@ -186,9 +196,15 @@ impl State {
 impl Shared {
     /// The answer to a parsed request: NO_RESULTS for a site not served
     /// here, else retrieval with `top_k` sections, then the summary.
-    pub async fn answer(&self, req: &AskRequest, top_k: usize) -> Result<wire::Answer, Failure> {
+    /// The deadline bounds the model's call (`crate::exchange::Deadline`).
+    pub async fn answer(
+        &self,
+        req: &AskRequest,
+        top_k: usize,
+        deadline: Instant,
+    ) -> Result<wire::Answer, Failure> {
         let found = self.find(req, top_k)?;
-        Ok(self.summarize(found, req).await)
+        Ok(self.summarize(found, req, deadline).await)
     }
 
     /// Retrieval alone: the items, before any summary is written.
@@ -213,15 +229,17 @@ impl Shared {
     }
 
     /// The answer with its summary, in the modes that have one.
-    pub async fn summarize(&self, found: answer::Found, req: &AskRequest) -> wire::Answer {
-        answer::summarize(
-            &self.index,
-            &self.analyzer,
-            found,
-            &self.base_url,
-            self.writer(req),
-        )
-        .await
+    pub async fn summarize(
+        &self,
+        found: answer::Found,
+        req: &AskRequest,
+        deadline: Instant,
+    ) -> wire::Answer {
+        let writer = answer::Writer {
+            deadline: Some(deadline),
+            ..self.writer(req)
+        };
+        answer::summarize(&self.index, &self.analyzer, found, &self.base_url, writer).await
     }
 
     /// Who may write the summary of `req`'s answer.
@@ -233,6 +251,7 @@ impl Shared {
                 .filter(|_| self.config.generator_modes.contains(&req.mode)),
             product: &self.product.0,
             summary: crate::summary::PARAMS,
+            deadline: None,
         }
     }
 
@@ -284,12 +303,9 @@ impl Shared {
         })
     }
 
-    /// A new `query_id`, from the request id and a counter.
-    pub fn new_query_id(&self, req: &Parts) -> String {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let rid = request_id(req).unwrap_or_default();
-        let h = ask_index::index::fnv1a64(rid.as_bytes(), n ^ (self.clock)().to_bits());
-        format!("{:012x}", h & 0xffff_ffff_ffff)
+    /// A new `query_id` for an answer (`crate::query_id`).
+    pub fn new_query_id(&self) -> String {
+        self.query_ids.issue(crate::query_id::now())
     }
 }
 

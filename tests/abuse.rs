@@ -139,16 +139,24 @@ fn an_answer_over_the_cap_is_a_failure_not_a_huge_body() {
     let s = state(&[
         ("ASK_RATE_LIMIT_PER_MINUTE", "1000"),
         ("ASK_MAX_RESPONSE_BYTES", "65536"),
+        ("ASK_MCP_ALLOW_ORIGINS", "https://docs.example.com"),
     ]);
-    let r = mcp(&s, "203.0.113.106", "2025-03-26", &batch(10, TOOLS_LIST));
+    let mut v = event("http-post-mcp-tools-list.json");
+    let body = batch(10, TOOLS_LIST);
+    v["body"] = json!(body);
+    v["headers"]["content-length"] = json!(body.len().to_string());
+    v["headers"]["origin"] = json!("https://docs.example.com");
+    v["headers"]["mcp-protocol-version"] = json!("2025-03-26");
+    v["requestContext"]["http"]["sourceIp"] = json!("203.0.113.106");
+    let r = respond(&s, &request(&v));
     assert_eq!(r.status(), 500);
-    // The failure that replaces the answer is readable by a page (CORS)
-    // and reports what the batch cost.
+    // The failure that replaces the answer is readable by the page that
+    // may call /mcp (CORS) and reports what the batch cost.
     assert_eq!(
         r.headers()
             .get("access-control-allow-origin")
             .map(|v| v.to_str().unwrap()),
-        Some("*")
+        Some("https://docs.example.com")
     );
     assert!(r.headers().contains_key("ratelimit"));
     let v = json_of(&r);
@@ -424,7 +432,13 @@ fn vary_origin_on_every_response_when_origins_are_listed() {
                 v["headers"]["origin"] = json!(o);
             }
             let r = respond(&s, &request(&v));
-            assert_eq!(header(&r, "vary"), "Origin", "{name} {origin:?}");
+            // An answer also varies by Accept (JSON or SSE).
+            let vary = if name == "http-get-sites.json" {
+                "Origin"
+            } else {
+                "Accept, Origin"
+            };
+            assert_eq!(header(&r, "vary"), vary, "{name} {origin:?}");
             let allowed = header(&r, "access-control-allow-origin");
             assert_eq!(
                 allowed,
@@ -435,7 +449,7 @@ fn vary_origin_on_every_response_when_origins_are_listed() {
     // With `*` the answer does not depend on Origin.
     let s = state(&[]);
     let r = respond(&s, &request(&event("http-get-json.json")));
-    assert_eq!(header(&r, "vary"), "");
+    assert_eq!(header(&r, "vary"), "Accept");
 }
 
 #[test]

@@ -54,8 +54,12 @@ fn replay(state: &State, names: &[&str]) -> Vec<Vec<Value>> {
     names
         .iter()
         .map(|name| {
-            let (text, req) = event(name);
-            respond(state, &req);
+            let (text, _) = event(name);
+            let text = test_state::rateable(state, &text);
+            respond(
+                state,
+                &lambda_http::request::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}")),
+            );
             let lines = state.analytics.lines();
             let new: Vec<Value> = lines[seen..]
                 .iter()
@@ -116,12 +120,14 @@ fn each_question_and_rating_is_one_line_without_the_address_or_the_words() {
             "http-post-mcp-tools-call.json",
             "http-post-ask-feedback.json",
             "http-post-ask-feedback-bad-rating.json",
+            "http-post-ask-feedback-forged.json",
             "http-get-sites.json",
         ],
     );
     let counts: Vec<usize> = lines.iter().map(Vec::len).collect();
-    // A question each, a rating, then nothing for a bad rating or /sites.
-    assert_eq!(counts, [1, 1, 1, 1, 1, 1, 0, 0]);
+    // A question each, a rating, then nothing for a bad rating, a rating
+    // of an id never issued, or /sites.
+    assert_eq!(counts, [1, 1, 1, 1, 1, 1, 0, 0, 0]);
     for l in lines.iter().flatten() {
         for w in WORDS {
             assert!(l.get(w).is_none(), "{w} without ask.log_queries: {l}");
@@ -171,7 +177,14 @@ fn each_question_and_rating_is_one_line_without_the_address_or_the_words() {
     assert_eq!(rating["event"], "feedback");
     assert_eq!(rating["client"], "widget");
     assert_eq!(rating["rating"], "down");
-    assert_eq!(rating["query_id"], "3f9c2a7b1e04");
+    let id = rating["query_id"].as_str().unwrap();
+    assert_eq!(
+        state
+            .query_ids
+            .verify(id, nlweb_ask::query_id::now())
+            .map(|_| ()),
+        Ok(())
+    );
     assert_eq!(
         (&rating["feedback_up"], &rating["feedback_down"]),
         (&0.into(), &1.into())
@@ -341,7 +354,14 @@ fn a_rating_must_be_json_name_an_id_and_keeps_only_a_name_of_the_client() {
     let state = state(&[("ASK_LOG_QUERIES", "true")]);
     let rate = |f: &dyn Fn(&mut Value)| {
         let before = state.analytics.lines().len();
-        let r = respond(&state, &changed("http-post-ask-feedback.json", |v| f(v)));
+        let r = respond(
+            &state,
+            &changed("http-post-ask-feedback.json", |v| {
+                let body = v["body"].as_str().unwrap();
+                v["body"] = test_state::rateable(&state, body).into();
+                f(v)
+            }),
+        );
         let new = state.analytics.lines()[before..].to_vec();
         (r.status().as_u16(), new)
     };
@@ -352,13 +372,24 @@ fn a_rating_must_be_json_name_an_id_and_keeps_only_a_name_of_the_client() {
         "multipart/form-data",
     ] {
         let (status, lines) = rate(&|v| v["headers"]["content-type"] = ct.into());
-        assert_eq!((status, lines.len()), (400, 0), "{ct}");
+        assert_eq!((status, lines.len()), (415, 0), "{ct}");
     }
     let (status, _) =
         rate(&|v| v["headers"]["content-type"] = "application/json; charset=utf-8".into());
     assert_eq!(status, 204);
-    // An id /ask would never have given.
-    for id in ["", "a b", "<script>", "\u{202e}abc", &"x".repeat(65)] {
+    // An id /ask would never have given, or one it did not give: a
+    // client's own, a forged one.
+    let forged = format!("{}0", &test_state::SAVED_RATED_ID[..57]);
+    for id in [
+        "",
+        "a b",
+        "<script>",
+        "\u{202e}abc",
+        &"x".repeat(65),
+        "q-1",
+        test_state::SAVED_RATED_ID,
+        &forged,
+    ] {
         let body = serde_json::json!({"query_id": id, "rating": "up"}).to_string();
         let (status, lines) = rate(&|v| v["body"] = body.clone().into());
         assert_eq!((status, lines.len()), (400, 0), "{id:?}");
@@ -368,6 +399,14 @@ fn a_rating_must_be_json_name_an_id_and_keeps_only_a_name_of_the_client() {
     assert_eq!(status, 204);
     let line: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(line["client"], "http");
+    // The same answer rated the same way again: answered alike, counted
+    // once; rated the other way: counted.
+    let id = state.new_query_id();
+    for (rating, counted) in [("up", 1), ("up", 0), ("down", 1), ("down", 0)] {
+        let body = serde_json::json!({"query_id": id, "rating": rating}).to_string();
+        let (status, lines) = rate(&|v| v["body"] = body.clone().into());
+        assert_eq!((status, lines.len()), (204, counted), "{rating}");
+    }
     let (_, lines) = {
         let before = state.analytics.lines().len();
         let r = respond(
@@ -383,12 +422,23 @@ fn a_rating_must_be_json_name_an_id_and_keeps_only_a_name_of_the_client() {
 }
 
 #[test]
-fn a_later_page_writes_no_line_and_an_unknown_site_is_no_gap() {
+fn a_later_page_and_who_write_their_lines_and_an_unknown_site_is_no_gap() {
     let state = state(&[]);
     let lines = replay(
         &state,
-        &["http-get-page-2.json", "http-post-unknown-site.json"],
+        &[
+            "http-get-page-2.json",
+            "http-post-unknown-site.json",
+            "http-get-who.json",
+        ],
     );
-    assert_eq!(lines[0].len(), 0, "start_num above 0: no new question");
+    assert_eq!(lines[0].len(), 1, "{:?}", lines[0]);
+    assert!(
+        lines[0][0]["start_num"].as_u64().unwrap() > 0,
+        "a later page says so: {}",
+        lines[0][0]
+    );
     assert_eq!(lines[1][0]["failure"], "UNKNOWN_SITE");
+    assert_eq!(lines[2].len(), 1, "{:?}", lines[2]);
+    assert_eq!(lines[2][0]["route"], "/who");
 }

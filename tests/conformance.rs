@@ -336,7 +336,8 @@ fn corpus() -> &'static [(String, Reply)] {
         });
         assert!(files.len() >= 25, "{files:?}");
         for f in files {
-            let r = call(&st, &saved(&f));
+            let text = test_state::rateable(&st, &event_json(&f).to_string());
+            let r = call(&st, &to_request(&serde_json::from_str(&text).unwrap()));
             out.push((f, r));
         }
         let mut crafted: Vec<(String, Request)> = Vec::new();
@@ -1285,6 +1286,7 @@ fn item_27_failures_have_string_code_and_message() {
         ("PAYLOAD_TOO_LARGE", 413),
         ("RATE_LIMITED", 429),
         ("UNSUPPORTED_FORMAT", 200),
+        ("UNSUPPORTED_MEDIA_TYPE", 415),
         ("UNSUPPORTED_MODE", 200),
     ];
     assert_eq!(

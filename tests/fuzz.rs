@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use support::docs::{docs_index, events_env, repo};
 
 /// The statuses the docs' failure table (api.mdx, Failures) allows.
-const STATUSES: &[u16] = &[200, 202, 204, 304, 400, 401, 403, 404, 405, 413, 429];
+const STATUSES: &[u16] = &[200, 202, 204, 304, 400, 401, 403, 404, 405, 413, 415, 429];
 
 fn cases() -> u32 {
     std::env::var("FUZZ_CASES")

@@ -78,6 +78,7 @@ fn state_with(
     let mut env = vec![
         ("ASK_GENERATOR", "bedrock"),
         ("ASK_BEDROCK_MODEL_ID", MODEL),
+        ("ASK_CORS_ALLOW_ORIGINS", "https://docs.example.com"),
     ];
     env.extend(extra);
     let generator = Bedrock::new(bedrock_config(timeout), sdk(partition).http_client(http));
@@ -419,4 +420,89 @@ fn prompts_of_the_golden_questions_stay_within_their_budget() {
             at(0.9)
         );
     }
+}
+
+/// A prompt carries the earlier questions retrieval reads (the last
+/// three), not all ten a request may send.
+#[test]
+fn a_prompt_carries_only_the_earlier_questions_retrieval_reads() {
+    let replay = StaticReplayClient::new(vec![reply(200, &recorded("good-answer.json"))]);
+    let state = state_with(replay.clone(), "prev", Duration::from_secs(5), &[]);
+    let prev: Vec<String> = (1..=8).map(|i| format!("earlier question {i}")).collect();
+    ask(
+        &state,
+        Some(json!({
+            "query": {"text": "how do I change the rate limit"},
+            "context": {"prev": prev},
+            "prefer": {"streaming": false, "mode": "generate"},
+        })),
+    );
+    let sent: Vec<_> = replay.actual_requests().collect();
+    let body: Value = serde_json::from_slice(sent[0].body().bytes().unwrap()).unwrap();
+    let user = body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    for i in 1..=8 {
+        let q = format!("<question>earlier question {i}</question>");
+        assert_eq!(user.contains(&q), i > 5, "{q}:\n{user}");
+    }
+}
+
+/// One deadline a request: an MCP batch of model calls against a model
+/// that never answers (its own timeout the longest allowed) is bounded by
+/// the request's deadline, not by one timeout a call. The first call gets
+/// what is left and falls back; the calls after the deadline are not
+/// started.
+#[test]
+fn a_batch_of_model_calls_ends_at_the_request_deadline() {
+    use lambda_http::RequestExt;
+    let never = NeverClient::new();
+    let state = state_with(
+        never.clone(),
+        "deadline",
+        Duration::from_millis(nlweb_ask::config::MAX_GENERATOR_TIMEOUT_MS),
+        &[("ASK_RATE_LIMIT_PER_MINUTE", "100")],
+    );
+    let calls: Vec<Value> = (0..4)
+        .map(|i| {
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "ask",
+                "arguments": {"query": "how do I change the rate limit", "mode": "generate"}}})
+        })
+        .collect();
+    let body = Value::from(calls).to_string();
+    let mut e: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("events/http-post-mcp-tools-call.json")).unwrap(),
+    )
+    .unwrap();
+    e["headers"]["content-length"] = json!(body.len().to_string());
+    e["headers"]["mcp-protocol-version"] = json!("2025-03-26");
+    e["body"] = json!(body);
+    // The invocation has 2.2 s left: the request's deadline is 0.7 s away
+    // (exchange::DEADLINE_MARGIN before it).
+    let mut ctx = lambda_http::Context::default();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    ctx.deadline = now_ms + 2_200;
+    let req = lambda_http::request::from_str(&e.to_string())
+        .unwrap()
+        .with_lambda_context(ctx);
+    let t = std::time::Instant::now();
+    let resp = respond(&state, &req);
+    let elapsed = t.elapsed();
+    assert_eq!(resp.status(), 200);
+    let replies: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    let replies = replies.as_array().unwrap();
+    assert_eq!(replies.len(), 4, "{replies:?}");
+    let first = &replies[0]["result"]["structuredContent"];
+    assert_eq!(
+        first["_meta"]["generator"]["fallback"], "timeout",
+        "{first}"
+    );
+    for r in &replies[1..] {
+        assert_eq!(r["error"]["code"], -32004, "{r}");
+    }
+    assert_eq!(never.num_calls(), 1, "no model call after the deadline");
+    // Generous: without the deadline the four calls would take 32 s.
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }

@@ -384,3 +384,57 @@ fn the_router_and_the_route_table_agree() {
         }
     }
 }
+
+/// The router is built from the route table, and a route the table does
+/// not list fails closed: added to a router under the same layers, it is
+/// refused (404) before any handler runs, never served without the
+/// table's authentication and rate limit.
+#[test]
+fn a_route_missing_from_the_table_is_refused_not_free() {
+    use tower::ServiceExt;
+    let s = state(&[]);
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = served.clone();
+    let router = axum::Router::new()
+        .route(
+            "/openapi.json",
+            axum::routing::get(nlweb_ask::routes::openapi::handle),
+        )
+        .route(
+            "/not-in-the-table",
+            axum::routing::get(move || async move {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                "free"
+            }),
+        );
+    let app = nlweb_ask::app::layered(router, s);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let get = |path: &str| {
+        let req = axum::http::Request::builder()
+            .uri(path)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        rt.block_on(app.clone().oneshot(req)).unwrap()
+    };
+    let r = get("/not-in-the-table");
+    assert_eq!(r.status(), 404);
+    assert!(!served.load(std::sync::atomic::Ordering::SeqCst));
+    // A route of the table under the same layers is served.
+    let r = get("/openapi.json");
+    assert_eq!(r.status(), 200);
+    // The real router serves every path of the table and no other.
+    let s = state(&[]);
+    for route in nlweb_ask::routes::served(&s) {
+        let mut v: Value = serde_json::from_str(
+            &std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap(),
+        )
+        .unwrap();
+        v["rawPath"] = json!(route.path);
+        v["requestContext"]["http"]["path"] = json!(route.path);
+        v["requestContext"]["http"]["method"] = json!("OPTIONS");
+        let r = respond(&s, &lambda_http::request::from_str(&v.to_string()).unwrap());
+        assert_eq!(r.status(), 204, "{}", route.path);
+    }
+}

@@ -227,11 +227,18 @@ fn deploy_passes_only_what_the_team_set() {
             "Architecture=arm64",
             "Retriever=\"\"",
             overrides[3],
-            "Enabled=\"\""
+            "Enabled=\"\"",
+            overrides[5],
         ],
         "{d}"
     );
     assert!(overrides[3].starts_with("IndexKey=index/"), "{d}");
+    // A query_id secret drawn for this deploy: 32 random bytes.
+    let secret = overrides[5].trim_start_matches("QueryIdSecret=");
+    assert!(
+        secret.len() == 64 && secret.chars().all(|c| c.is_ascii_hexdigit()),
+        "{d}"
+    );
     assert!(!calls.contains("ASK_"), "{calls}");
     // The index the stack reads carries the team's settings.
     let key = overrides[3].trim_start_matches("IndexKey=");

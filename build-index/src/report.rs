@@ -47,8 +47,14 @@ struct Query {
     aws: Aws,
     client: String,
     #[serde(default)]
+    route: String,
+    #[serde(default)]
     client_name: Option<String>,
     query_id: String,
+    #[serde(default)]
+    client_query_id: bool,
+    #[serde(default)]
+    start_num: usize,
     answered: bool,
     #[serde(default)]
     failure: Option<String>,
@@ -185,6 +191,9 @@ pub struct Group {
     pub label: String,
     /// Questions in the group, repeats counted.
     pub count: usize,
+    /// Up ratings of the group's down-rated answers (0 for unanswered
+    /// groups): readers who disagreed.
+    pub rated_up: usize,
     /// Of them, with no result at all (`NO_RESULTS` and other failures).
     pub no_results: usize,
     /// The questions asked most, with their counts.
@@ -258,6 +267,13 @@ pub struct Report {
     /// Unanswered questions whose words were not logged (`ask.log_queries`
     /// off), so not grouped.
     pub unanswered_without_words: usize,
+    /// Later pages of questions (`start_num` above 0) and `/who`
+    /// requests: answered, not counted as questions.
+    pub other_requests: usize,
+    /// Ratings up (an answer's id and rating once, whoever sent it again).
+    pub rated_up: usize,
+    /// Ratings down (the same).
+    pub rated_down: usize,
     /// Questions that named a site this index does not serve (not
     /// grouped: no gap in these docs).
     pub unknown_site: usize,
@@ -325,6 +341,8 @@ struct Asked<'a> {
     urls: &'a [String],
     missing: &'a [String],
     comment: Option<&'a str>,
+    /// Up ratings of the same answer (a down-rated one).
+    rated_up: usize,
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -389,6 +407,7 @@ fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
             let mut words = BTreeMap::new();
             let mut count = 0;
             let mut no_results = 0;
+            let mut rated_up = 0;
             let mut comments = Vec::new();
             let mut examples = Vec::new();
             for (_, lines) in &g.members {
@@ -396,6 +415,7 @@ fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
                 for a in lines.iter() {
                     count += 1;
                     no_results += usize::from(a.no_result);
+                    rated_up += a.rated_up;
                     for page in pages_of(a.urls) {
                         *pages.entry(page.to_string()).or_insert(0) += 1;
                     }
@@ -416,6 +436,7 @@ fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
             Group {
                 label,
                 count,
+                rated_up,
                 no_results,
                 examples,
                 closest_pages: top(&pages, CLOSEST),
@@ -446,8 +467,24 @@ pub fn report(read: &Read, index: Option<&Index>) -> Report {
         last = last.max(ms);
         day_of(ms)
     };
+    let mut other_requests = 0;
+    // An answer's id and rating count once, however many lines (one an
+    // environment that took it) say so.
+    let mut ratings: BTreeMap<(&str, &str), &Feedback> = BTreeMap::new();
+    for line in &read.lines {
+        if let Line::Feedback(f) = line {
+            ratings
+                .entry((f.query_id.as_str(), f.rating.as_str()))
+                .or_insert(f);
+        }
+    }
     for line in &read.lines {
         match line {
+            // A later page, or `/who`: a request, not a question.
+            Line::Query(q) if q.start_num > 0 || q.route == "/who" => {
+                day(q.aws.timestamp);
+                other_requests += 1;
+            }
             Line::Query(q) => {
                 let d = days.entry(day(q.aws.timestamp)).or_default();
                 d.questions += 1;
@@ -461,8 +498,10 @@ pub fn report(read: &Read, index: Option<&Index>) -> Report {
                 if let Some(n) = &q.client_name {
                     *names.entry(n.clone()).or_insert(0) += 1;
                 }
-                if q.question.is_some() {
-                    by_id.insert(&q.query_id, q);
+                // The first question an issued id names: a client's own id
+                // (which may copy another's) never joins a rating.
+                if q.question.is_some() && !q.client_query_id {
+                    by_id.entry(&q.query_id).or_insert(q);
                 }
                 if q.failure.as_deref() == Some("UNKNOWN_SITE") {
                     // Asked of a site this index does not serve: no gap
@@ -480,45 +519,50 @@ pub fn report(read: &Read, index: Option<&Index>) -> Report {
                             urls: &q.top_urls,
                             missing: q.missing.as_deref().unwrap_or(&[]),
                             comment: None,
+                            rated_up: 0,
                         }),
                         None => unanswered_without_words += 1,
                     }
                 }
             }
-            Line::Feedback(f) => {
-                let d = days.entry(day(f.aws.timestamp)).or_default();
-                if f.rating == "down" {
-                    d.rated_down += 1;
-                } else {
-                    d.rated_up += 1;
-                }
-            }
+            Line::Feedback(_) => {}
             Line::Throttled(t) => days.entry(day(t.aws.timestamp)).or_default().throttled += 1,
         }
     }
-    // A reader who rates one answer twice counts once, as they last said.
-    let mut latest: HashMap<&str, &Feedback> = HashMap::new();
-    for line in &read.lines {
-        if let Line::Feedback(f) = line {
-            latest.insert(&f.query_id, f);
+    let (mut rated_up, mut rated_down) = (0, 0);
+    let mut ups: HashMap<&str, usize> = HashMap::new();
+    for ((id, rating), f) in &ratings {
+        let d = days.entry(day(f.aws.timestamp)).or_default();
+        if *rating == "down" {
+            d.rated_down += 1;
+            rated_down += 1;
+        } else {
+            d.rated_up += 1;
+            rated_up += 1;
+            *ups.entry(id).or_insert(0) += 1;
         }
     }
-    let mut rated: Vec<&Feedback> = latest.into_values().collect();
+    // Every answer rated down, with its question (never changed by a
+    // rating: the first line of its issued id).
+    let mut rated: Vec<&Feedback> = ratings
+        .values()
+        .copied()
+        .filter(|f| f.rating == "down")
+        .collect();
     rated.sort_by_key(|f| (f.aws.timestamp, f.query_id.as_str()));
     let mut down = Vec::new();
     let mut down_rated_unmatched = 0;
     for f in rated {
-        if f.rating == "down" {
-            match by_id.get(f.query_id.as_str()) {
-                Some(q) => down.push(Asked {
-                    text: q.question.as_deref().unwrap_or_default(),
-                    no_result: q.failure.is_some(),
-                    urls: &q.top_urls,
-                    missing: q.missing.as_deref().unwrap_or(&[]),
-                    comment: f.comment.as_deref(),
-                }),
-                None => down_rated_unmatched += 1,
-            }
+        match by_id.get(f.query_id.as_str()) {
+            Some(q) => down.push(Asked {
+                text: q.question.as_deref().unwrap_or_default(),
+                no_result: q.failure.is_some(),
+                urls: &q.top_urls,
+                missing: q.missing.as_deref().unwrap_or(&[]),
+                comment: f.comment.as_deref(),
+                rated_up: ups.get(f.query_id.as_str()).copied().unwrap_or(0),
+            }),
+            None => down_rated_unmatched += 1,
         }
     }
     // Pages: the index's, each matched to the URLs answers gave (by its
@@ -581,6 +625,9 @@ pub fn report(read: &Read, index: Option<&Index>) -> Report {
         questions,
         answered,
         unanswered_without_words,
+        other_requests,
+        rated_up,
+        rated_down,
         unknown_site,
         days,
         clients: clients
@@ -699,6 +746,9 @@ fn groups_md(out: &mut String, groups: &[Group]) {
         if g.no_results > 0 {
             out.push_str(&format!(" ({} with no result)", g.no_results));
         }
+        if g.rated_up > 0 {
+            out.push_str(&format!(" ({} rated up as well)", g.rated_up));
+        }
         out.push_str("\n\n");
         for (q, n) in &g.examples {
             out.push_str(&format!("- “{}” ×{n}\n", md(q)));
@@ -736,10 +786,13 @@ impl Report {
             _ => out.push_str("No analytics lines were found. "),
         }
         out.push_str(&format!(
-            "{} questions, {} answered ({}). Read {} analytics lines; skipped {} other log lines and {} malformed ones.\n",
+            "{} questions, {} answered ({}); {} ratings up and {} down; {} later pages and /who requests. Read {} analytics lines; skipped {} other log lines and {} malformed ones.\n",
             self.questions,
             self.answered,
             pct(self.answered, self.questions),
+            self.rated_up,
+            self.rated_down,
+            self.other_requests,
             self.events,
             self.other_lines,
             self.malformed_lines
@@ -884,24 +937,36 @@ mod tests {
     fn a_site_not_served_is_no_gap_and_a_rating_counts_once() {
         let mut other = query(1, "s", "cancel a run", false, &[]);
         other = other.replace("\"top_urls\"", "\"failure\":\"UNKNOWN_SITE\",\"top_urls\"");
-        let rate = |ms: u64, rating: &str| {
-            serde_json::json!({"_aws": {"Timestamp": ms}, "event": "feedback", "query_id": "q",
+        let rate = |ms: u64, id: &str, rating: &str| {
+            serde_json::json!({"_aws": {"Timestamp": ms}, "event": "feedback", "query_id": id,
                 "rating": rating, "client": "widget"})
             .to_string()
         };
+        // A client that chose another answer's id, to change its question.
+        let copied = query(5, "q", "harmless", true, &[])
+            .replace("\"mode\"", "\"client_query_id\":true,\"mode\"");
         let lines = [
             other,
             query(1, "q", "deploy", true, &["https://d/deploy"]),
-            rate(2, "down"),
-            rate(3, "down"),
-            rate(4, "up"),
+            copied,
+            rate(2, "q", "down"),
+            rate(3, "q", "down"),
+            rate(4, "q", "up"),
+            // A later page and /who: requests, not questions.
+            query(6, "p", "deploy", true, &[]).replace("\"mode\"", "\"start_num\":5,\"mode\""),
+            query(7, "w", "deploy", true, &[]).replace("\"route\":\"/ask\"", "\"route\":\"/who\""),
         ];
         let r = report(&Read::from_text(&lines.join("\n")), None);
         assert_eq!(r.unknown_site, 1);
         assert!(r.unanswered.is_empty());
-        // Rated down twice, then up: the last word counts.
-        assert!(r.down_rated.is_empty());
+        // Down (twice from one answer: once) and up: both count; the
+        // question is the answer's own.
+        assert_eq!((r.rated_up, r.rated_down), (1, 1));
+        assert_eq!(r.down_rated.len(), 1, "{:#?}", r.down_rated);
+        assert_eq!(r.down_rated[0].examples[0].0, "deploy");
+        assert_eq!(r.down_rated[0].rated_up, 1);
         assert_eq!(r.down_rated_unmatched, 0);
+        assert_eq!((r.questions, r.other_requests), (3, 2));
     }
 
     #[test]

@@ -568,7 +568,7 @@ fn golden_sets() -> Vec<GoldenSet> {
                 r#"[["env var", "environment variable"], ["number of results", "top_k"]]"#,
             )],
             [0.88, 0.90, 0.94],
-            [0.68, 0.76, 0.90],
+            [0.68, 0.76, 0.88],
         ),
     ]
 }

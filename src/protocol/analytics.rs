@@ -56,7 +56,7 @@ impl ClientKind {
 }
 
 /// A reader's rating of an answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Rating {
     /// The answer helped.
@@ -208,6 +208,14 @@ pub struct QueryEvent {
     pub request_id: Option<String>,
     /// The answer's `query_id` (what a rating names).
     pub query_id: String,
+    /// The id is the client's own (`query_id` in the request): a rating
+    /// never names it, and the report never joins one to it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub client_query_id: bool,
+    /// A later page of an earlier question (`start_num`): a request, not a
+    /// new question.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_num: usize,
     /// `list`, `summarize` or `generate`.
     pub mode: String,
     /// Asked for SSE.
@@ -288,4 +296,8 @@ pub struct ThrottledEvent {
     pub route: String,
     /// Metric: 1.
     pub throttled: u32,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -23,6 +23,8 @@ pub enum FailureCode {
     PayloadTooLarge,
     /// Not GET, POST or OPTIONS.
     MethodNotAllowed,
+    /// A POST whose body is not sent as `application/json`.
+    UnsupportedMediaType,
     /// The client's token bucket is empty.
     RateLimited,
     /// No credentials where they are required, or credentials that do not
@@ -45,6 +47,7 @@ impl FailureCode {
             FailureCode::Unauthorized => 401,
             FailureCode::Forbidden => 403,
             FailureCode::MethodNotAllowed => 405,
+            FailureCode::UnsupportedMediaType => 415,
             FailureCode::PayloadTooLarge => 413,
             FailureCode::RateLimited => 429,
             FailureCode::InternalError => 500,
@@ -61,6 +64,7 @@ impl FailureCode {
             FailureCode::InvalidRequest => "INVALID_REQUEST",
             FailureCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             FailureCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            FailureCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             FailureCode::RateLimited => "RATE_LIMITED",
             FailureCode::Unauthorized => "UNAUTHORIZED",
             FailureCode::Forbidden => "FORBIDDEN",
@@ -69,7 +73,7 @@ impl FailureCode {
     }
 
     /// Every code, for tests and schemas.
-    pub const ALL: [FailureCode; 11] = [
+    pub const ALL: [FailureCode; 12] = [
         FailureCode::NoResults,
         FailureCode::UnsupportedMode,
         FailureCode::UnsupportedFormat,
@@ -77,6 +81,7 @@ impl FailureCode {
         FailureCode::InvalidRequest,
         FailureCode::PayloadTooLarge,
         FailureCode::MethodNotAllowed,
+        FailureCode::UnsupportedMediaType,
         FailureCode::RateLimited,
         FailureCode::Unauthorized,
         FailureCode::Forbidden,
@@ -124,6 +129,13 @@ pub enum Failure {
         /// Its methods (the `Allow` header).
         allow: &'static str,
     },
+    /// A POST whose body is not sent as JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// A request from a web page (or to a name) this route does not
+    /// serve: `/mcp`'s `Origin` and, on a local run, `Host`.
+    #[error("{0}")]
+    OriginNotAllowed(String),
     /// The request names a site this index does not serve.
     #[error(
         "site {site:?} is not served here; this index serves {served:?} (see /sites), or send all"
@@ -187,6 +199,8 @@ impl Failure {
             Failure::InvalidRequest(_) => FailureCode::InvalidRequest,
             Failure::PayloadTooLarge { .. } => FailureCode::PayloadTooLarge,
             Failure::MethodNotAllowed { .. } => FailureCode::MethodNotAllowed,
+            Failure::UnsupportedMediaType(_) => FailureCode::UnsupportedMediaType,
+            Failure::OriginNotAllowed(_) => FailureCode::Forbidden,
             Failure::RateLimited { .. } => FailureCode::RateLimited,
             Failure::Unauthorized { .. } => FailureCode::Unauthorized,
             Failure::Forbidden { .. } => FailureCode::Forbidden,
@@ -254,6 +268,7 @@ mod tests {
             ("INVALID_REQUEST", 400),
             ("PAYLOAD_TOO_LARGE", 413),
             ("METHOD_NOT_ALLOWED", 405),
+            ("UNSUPPORTED_MEDIA_TYPE", 415),
             ("RATE_LIMITED", 429),
             ("UNAUTHORIZED", 401),
             ("FORBIDDEN", 403),

@@ -173,6 +173,9 @@ pub mod code {
     pub const RATE_LIMITED: i32 = -32000;
     /// Missing, invalid or insufficient credentials (server-defined range).
     pub const UNAUTHORIZED: i32 = -32001;
+    /// A batch's request not started: the exchange's deadline had passed
+    /// (server-defined range).
+    pub const DEADLINE_PASSED: i32 = -32004;
     /// 2026-07-28: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,
     /// `Mcp-Name`) missing, repeated, or not what the body says.
     pub const HEADER_MISMATCH: i32 = -32020;

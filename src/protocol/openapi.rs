@@ -235,6 +235,14 @@ pub fn document() -> Value {
             json("PAYLOAD_TOO_LARGE: body over 64 KiB", failure.clone(), &[]),
         ),
         (
+            "415",
+            json(
+                "UNSUPPORTED_MEDIA_TYPE: a POST whose Content-Type is not application/json",
+                failure.clone(),
+                &[],
+            ),
+        ),
+        (
             "429",
             json("RATE_LIMITED", failure.clone(), &["Retry-After"]),
         ),
@@ -421,7 +429,7 @@ pub fn document() -> Value {
                                 (
                                     "400",
                                     json(
-                                        "Not a rating (INVALID_REQUEST): a Content-Type other than application/json, a body that is not a JSON object, an unknown member, a query_id that is not 1 to 64 letters, digits, '-', '_' or '.', a rating other than up or down, a comment over 1,000 characters",
+                                        "Not a rating (INVALID_REQUEST): a body that is not a JSON object, an unknown member, a query_id that is not 1 to 64 letters, digits, '-', '_' or '.', a rating other than up or down, a comment over 1,000 characters; or a query_id this endpoint did not issue (a client's own, a forged one) or issued over a day ago",
                                         failure.clone(),
                                         &[],
                                     ),
@@ -431,6 +439,7 @@ pub fn document() -> Value {
                                 ("404", json("Switched off (Not Found)", not_found.clone(), &[])),
                                 ("405", json("Any method but POST", failure.clone(), &["Allow"])),
                                 ("413", json("Body over 64 KiB", failure.clone(), &[])),
+                                ("415", json("UNSUPPORTED_MEDIA_TYPE: a Content-Type other than application/json", failure.clone(), &[])),
                                 ("429", json("Rate limited", failure.clone(), &["Retry-After"])),
                             ]),
                         ),
@@ -556,9 +565,17 @@ pub fn document() -> Value {
                                 (
                                     "403",
                                     json(
-                                        "ask.auth on: token without the scope (JSON-RPC error -32001 with the FORBIDDEN document in data)",
-                                        mcp_response,
+                                        "A request with an Origin that ask.mcp_allow_origins does not name, or on a local run a Host that is not loopback (JSON-RPC error -32600 with the FORBIDDEN document in data); ask.auth on: a token without the scope (JSON-RPC error -32001, WWW-Authenticate)",
+                                        mcp_response.clone(),
                                         &["WWW-Authenticate"],
+                                    ),
+                                ),
+                                (
+                                    "415",
+                                    json(
+                                        "A Content-Type other than application/json (JSON-RPC error -32600 with the UNSUPPORTED_MEDIA_TYPE document in data)",
+                                        mcp_response,
+                                        &[],
                                     ),
                                 ),
                             ]),

@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use crate::analytics::{Client, Query};
 use crate::config::Transport;
-use crate::exchange::{self, Validator};
+use crate::exchange;
 use crate::protocol::response::Echo;
 use crate::protocol::{self, AskRequest, Failure, RawRequest, wire};
 use crate::reply;
@@ -32,11 +32,11 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     answer(&state, &parts, parsed).await
 }
 
-/// The strong validator of a GET answer: a hash of the index build, this
+/// The validator of a GET answer: a hash of the index build, this
 /// binary's version and the normalised request. A GET answer is a pure
-/// function of these (its generated `query_id` is derived from the same
-/// hash), so equal tags mean equal bytes. `None` for a POST or a request
-/// that does not parse.
+/// function of these but for its `query_id` (one issued per answer), so
+/// its `ETag` is weak: equal tags mean the same answer. `None` for a POST
+/// or a request that does not parse.
 /// The parsed request stays in the extensions for the route.
 pub fn validator(state: &State, parts: &mut Parts, body: &[u8]) -> Option<u64> {
     if parts.method != lambda_http::http::Method::GET {
@@ -85,7 +85,6 @@ fn raw_request<'a>(parts: &'a Parts, body: &'a [u8]) -> RawRequest<'a> {
 
 async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure>) -> Response {
     let started = exchange::started(parts);
-    let hash = parts.extensions.get::<Validator>().map(|v| v.0);
     let parsed = match parsed {
         Ok(p) => p,
         Err(f) => {
@@ -98,17 +97,27 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         }
     };
     let echo = state.echo(Some(&parsed));
-    let query_id = match (&parsed.query_id, hash) {
-        (Some(q), _) => q.clone(),
-        // A GET answer is the same every time: so is its id.
-        (None, Some(h)) => format!("{:012x}", h & 0xffff_ffff_ffff),
-        (None, None) => state.new_query_id(parts),
-    };
+    // The client's own id is echoed (and never rated); else one issued
+    // for this answer alone.
+    let client_query_id = parsed.query_id.is_some();
+    let query_id = parsed
+        .query_id
+        .clone()
+        .unwrap_or_else(|| state.new_query_id());
     if parsed.streaming && state.config.transport == Transport::Streaming {
-        return stream(state.clone(), parts, parsed, query_id, echo, started);
+        return stream(
+            state.clone(),
+            parts,
+            parsed,
+            (query_id, client_query_id),
+            echo,
+            started,
+        );
     }
     let t = Instant::now();
-    let result = state.answer(&parsed, state.config.top_k).await;
+    let result = state
+        .answer(&parsed, state.config.top_k, exchange::deadline(parts))
+        .await;
     let search_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut resp = match (&result, parsed.streaming) {
         (Ok(a), false) => reply::json(200, &wire::answer_document(a, &query_id, &echo)),
@@ -125,7 +134,14 @@ async fn answer(state: &State, parts: &Parts, parsed: Result<AskRequest, Failure
         total_ms = started.elapsed().as_secs_f64() * 1e3,
         "answered"
     );
-    record(state, parts, &parsed, &query_id, result.as_ref(), started);
+    record(
+        state,
+        parts,
+        &parsed,
+        (&query_id, client_query_id),
+        result.as_ref(),
+        started,
+    );
     // The timing layer adds the total.
     if let Ok(v) = format!("search;dur={search_ms:.3}").parse() {
         resp.headers_mut().insert("server-timing", v);
@@ -141,7 +157,7 @@ fn stream(
     state: State,
     parts: &Parts,
     parsed: AskRequest,
-    query_id: String,
+    (query_id, client_query_id): (String, bool),
     echo: Echo,
     started: Instant,
 ) -> Response {
@@ -150,7 +166,14 @@ fn stream(
     let found = match state.find(&parsed, state.config.top_k) {
         Ok(f) => f,
         Err(f) => {
-            record(&state, parts, &parsed, &query_id, Err(&f), started);
+            record(
+                &state,
+                parts,
+                &parsed,
+                (&query_id, client_query_id),
+                Err(&f),
+                started,
+            );
             return reply::sse(wire::failure_stream(&f, &query_id, &echo));
         }
     };
@@ -158,7 +181,7 @@ fn stream(
         &state,
         parts,
         &parsed,
-        &query_id,
+        (&query_id, client_query_id),
         Ok(&found.answer),
         started,
     );
@@ -176,12 +199,13 @@ fn stream(
         "answered, the summary to follow"
     );
     let sent = so_far.items.len();
+    let deadline = exchange::deadline(parts);
     let tail = async move {
         use futures_util::FutureExt;
         let t = Instant::now();
         // The body is polled after the response has left the layers: its
         // own panic guard, and the request's span for its logs.
-        let written = std::panic::AssertUnwindSafe(state.summarize(found, &parsed))
+        let written = std::panic::AssertUnwindSafe(state.summarize(found, &parsed, deadline))
             .catch_unwind()
             .await;
         let tail = match written {
@@ -222,7 +246,7 @@ fn record(
     state: &State,
     parts: &Parts,
     parsed: &AskRequest,
-    query_id: &str,
+    (query_id, client_query_id): (&str, bool),
     result: Result<&wire::Answer, &Failure>,
     started: Instant,
 ) {
@@ -231,6 +255,7 @@ fn record(
         client: Client::of(&parts.headers),
         request_id: request_id(parts),
         query_id,
+        client_query_id,
         request: parsed,
         result,
         latency_ms: started.elapsed().as_secs_f64() * 1e3,

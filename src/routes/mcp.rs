@@ -101,6 +101,10 @@ impl mcp::Asker for Asking<'_> {
         }
     }
 
+    fn past_deadline(&self) -> bool {
+        std::time::Instant::now() >= exchange::deadline(self.parts)
+    }
+
     async fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
         let raw = RawRequest {
             params,
@@ -113,19 +117,24 @@ impl mcp::Asker for Asking<'_> {
                 return Document::Failure(FailureDocument::new(&f, None, &self.state.echo(None)));
             }
         };
+        let client_query_id = parsed.query_id.is_some();
         let query_id = parsed
             .query_id
             .clone()
-            .unwrap_or_else(|| self.state.new_query_id(self.parts));
+            .unwrap_or_else(|| self.state.new_query_id());
         let top_k = num_results.unwrap_or(self.state.config.top_k);
         let echo = self.state.echo(Some(&parsed));
         let started = exchange::started(self.parts);
-        let result = self.state.answer(&parsed, top_k).await;
+        let result = self
+            .state
+            .answer(&parsed, top_k, exchange::deadline(self.parts))
+            .await;
         self.state.analytics.query(&Query {
             route: "/mcp",
             client: self.client(),
             request_id: request_id(self.parts),
             query_id: &query_id,
+            client_query_id,
             request: &parsed,
             result: result.as_ref(),
             latency_ms: started.elapsed().as_secs_f64() * 1e3,

@@ -1,12 +1,16 @@
 //! One module per route, each answering only its own request; what every
 //! route needs (the off switch, CORS, preflights, panics, authentication,
 //! the rate limit, revalidation, the body limit, the response cap,
-//! `X-Index`, `Server-Timing`) is a layer in `crate::layers`, applied
-//! once by `crate::app`. The layers read what they need to know of a
-//! route from [`ROUTES`].
+//! `X-Index`, `Server-Timing`, the content type, `/mcp`'s `Origin`) is a
+//! layer in `crate::layers`, applied once by `crate::app`. [`ROUTES`] is
+//! the one list: the router is built from it, and the layers read what
+//! they need to know of a route from it (a request whose route is not in
+//! it is refused, never served without the guards).
 
+use axum::routing::{MethodRouter, get, post};
 use lambda_http::http::request::Parts;
 
+use crate::reply::MCP_PATH;
 use crate::state::State;
 
 pub mod ask;
@@ -29,12 +33,16 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 /// route).
 pub type ValidatorFn = fn(&State, &mut Parts, &[u8]) -> Option<u64>;
 
-/// What the layers know of a route.
+/// What the router and the layers know of a route.
 pub struct Route {
     /// Its path, without the API Gateway stage.
     pub path: &'static str,
     /// The methods it takes, as an `Allow` header (preflights and 405s).
     pub methods: &'static str,
+    /// Its handlers, one a method.
+    pub serve: fn() -> MethodRouter<State>,
+    /// Served only when this says so of the state (`None`: always).
+    pub when: Option<fn(&State) -> bool>,
     /// It reveals the docs or the settings: `ask.auth` applies.
     pub guarded: bool,
     /// A request spends a token (the widget's script does not).
@@ -49,130 +57,108 @@ pub struct Route {
     /// `ask.cors_allow_origins` says): the discovery documents, which the
     /// Server Card extension requires to be.
     pub any_origin: bool,
+    /// The request headers besides `Origin` that change its answers'
+    /// bytes (`Vary`; `/ask`'s `Accept` chooses JSON or SSE).
+    pub vary: Option<&'static str>,
+    /// A request that carries `Origin` must come from one of
+    /// `ask.mcp_allow_origins` (the MCP transport's DNS-rebinding rule).
+    pub checks_origin: bool,
 }
 
-/// The routes served (docs/content/docs/api.mdx, Requests and Other routes).
+/// A public GET route with no validator: what most routes are.
+const fn plain(path: &'static str, serve: fn() -> MethodRouter<State>) -> Route {
+    Route {
+        path,
+        methods: "GET, OPTIONS",
+        serve,
+        when: None,
+        guarded: true,
+        charged: true,
+        validator: None,
+        cache: None,
+        any_origin: false,
+        vary: None,
+        checks_origin: false,
+    }
+}
+
+/// A discovery document: public, validated, cached, open to any origin.
+const fn discovery(
+    path: &'static str,
+    serve: fn() -> MethodRouter<State>,
+    validator: ValidatorFn,
+) -> Route {
+    Route {
+        guarded: false,
+        validator: Some(validator),
+        cache: Some(discovery::CACHE),
+        any_origin: true,
+        ..plain(path, serve)
+    }
+}
+
+/// The routes served (docs/content/docs/api.mdx, Requests and Other
+/// routes): the router is built from this list and nothing else.
 pub const ROUTES: &[Route] = &[
     Route {
-        path: "/ask",
         methods: "GET, POST, OPTIONS",
-        guarded: true,
-        charged: true,
         validator: Some(ask::validator as ValidatorFn),
-        cache: None,
-        any_origin: false,
+        vary: Some("Accept"),
+        ..plain("/ask", || get(ask::handle).post(ask::handle))
     },
     Route {
-        path: feedback::PATH,
         methods: "POST, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
+        ..plain(feedback::PATH, || post(feedback::handle))
     },
     Route {
-        path: "/mcp",
         methods: "POST, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
+        checks_origin: true,
+        ..plain(MCP_PATH, || post(mcp::handle))
     },
+    plain("/who", || get(who::handle)),
+    plain("/sites", || get(sites::handle)),
+    plain("/config", || get(config::handle)),
+    plain("/llms.txt", || get(llms::handle)),
     Route {
-        path: "/who",
-        methods: "GET, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
-    },
-    Route {
-        path: "/sites",
-        methods: "GET, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
-    },
-    Route {
-        path: "/config",
-        methods: "GET, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
-    },
-    Route {
-        path: "/llms.txt",
-        methods: "GET, OPTIONS",
-        guarded: true,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
-    },
-    Route {
-        path: "/openapi.json",
-        methods: "GET, OPTIONS",
         guarded: false,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
+        ..plain("/openapi.json", || get(openapi::handle))
     },
+    // The metadata exists only when tokens are read.
     Route {
-        path: RESOURCE_METADATA_PATH,
-        methods: "GET, OPTIONS",
         guarded: false,
-        charged: true,
-        validator: None,
-        cache: None,
-        any_origin: false,
+        when: Some(|s: &State| s.auth.mode() != crate::auth::Mode::Off),
+        ..plain(RESOURCE_METADATA_PATH, || get(metadata::handle))
     },
+    discovery(
+        discovery::CARD_PATH,
+        || get(discovery::card_handle),
+        discovery::card_validator,
+    ),
+    discovery(
+        discovery::CATALOG_PATH,
+        || get(discovery::catalog_handle),
+        discovery::catalog_validator,
+    ),
+    discovery(
+        discovery::MCP_CATALOG_PATH,
+        || get(discovery::catalog_handle),
+        discovery::catalog_validator,
+    ),
     Route {
-        path: discovery::CARD_PATH,
-        methods: "GET, OPTIONS",
-        guarded: false,
-        charged: true,
-        validator: Some(discovery::card_validator as ValidatorFn),
-        cache: Some(discovery::CACHE),
-        any_origin: true,
-    },
-    Route {
-        path: discovery::CATALOG_PATH,
-        methods: "GET, OPTIONS",
-        guarded: false,
-        charged: true,
-        validator: Some(discovery::catalog_validator as ValidatorFn),
-        cache: Some(discovery::CACHE),
-        any_origin: true,
-    },
-    Route {
-        path: discovery::MCP_CATALOG_PATH,
-        methods: "GET, OPTIONS",
-        guarded: false,
-        charged: true,
-        validator: Some(discovery::catalog_validator as ValidatorFn),
-        cache: Some(discovery::CACHE),
-        any_origin: true,
-    },
-    Route {
-        path: "/ask/widget.js",
-        methods: "GET, OPTIONS",
         guarded: false,
         charged: false,
-        validator: None,
-        cache: None,
-        any_origin: false,
+        ..plain("/ask/widget.js", || get(widget::handle))
     },
 ];
 
 /// The route at `path` (stage and trailing slash already gone).
 pub fn of(path: &str) -> Option<&'static Route> {
     ROUTES.iter().find(|r| r.path == path)
+}
+
+/// The routes `state` serves: [`ROUTES`], less those whose `when` says no.
+pub fn served(state: &State) -> impl Iterator<Item = &'static Route> + '_ {
+    ROUTES
+        .iter()
+        .filter(move |r| r.when.is_none_or(|when| when(state)))
 }

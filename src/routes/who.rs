@@ -47,10 +47,25 @@ async fn who(state: &State, req: &Parts) -> Response {
         Ok(p) => p,
         Err(f) => return reply::failure(&f, None, &state.echo(None)),
     };
-    let query_id = state.new_query_id(req);
+    let query_id = state.new_query_id();
     // The same number of sections as an /ask answer, so that the confidence
     // is the same as that answer's.
-    let answer = state.answer(&parsed, state.config.top_k).await.ok();
+    let started = crate::exchange::started(req);
+    let result = state
+        .answer(&parsed, state.config.top_k, crate::exchange::deadline(req))
+        .await;
+    state.analytics.query(&crate::analytics::Query {
+        route: "/who",
+        client: crate::analytics::Client::of(&req.headers),
+        request_id: crate::state::request_id(req),
+        query_id: &query_id,
+        client_query_id: false,
+        request: &parsed,
+        result: result.as_ref(),
+        latency_ms: started.elapsed().as_secs_f64() * 1e3,
+        cold_start: crate::exchange::cold_start(req),
+    });
+    let answer = result.ok();
     let confidence = answer.as_ref().and_then(|a| a.confidence.clone());
     let relevant = confidence.as_ref().is_some_and(|c| c.answered);
     let score = confidence.map_or(0.0, |c| c.coverage);

@@ -132,14 +132,19 @@ for start in (0, 3):
 if len(pages[0]) != 3 or len(pages[1]) != 3 or set(pages[0]) & set(pages[1]):
     fail(f"paging: {pages}")
 
-# A GET answer is the same every time, and its ETag gives 304 with no body
-# (that it costs no token is checked in process, with a clock that stands
-# still: tests/events.rs).
+# A GET answer is the same every time but for its query_id (one issued per
+# answer), and its weak ETag gives 304 with no body (that it costs no token
+# is checked in process, with a clock that stands still: tests/events.rs).
 url = ask_url + "?" + urllib.parse.urlencode({"query": question, "streaming": "false"})
 with urllib.request.urlopen(url) as r:
-    etag, first = r.headers["etag"], r.read()
+    etag, first = r.headers["etag"], json.loads(r.read())
 with urllib.request.urlopen(url) as r:
-    if r.headers["etag"] != etag or r.read() != first:
+    again = json.loads(r.read())
+    if not etag.startswith('W/"') or r.headers["etag"] != etag:
+        fail(f"a repeated GET has another ETag: {etag}, {r.headers['etag']}")
+    if first.pop("query_id") == again.pop("query_id"):
+        fail("two answers share a query_id")
+    if again != first:
         fail("a repeated GET is not the same answer")
 try:
     urllib.request.urlopen(urllib.request.Request(url, headers={"if-none-match": etag}))

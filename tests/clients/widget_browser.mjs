@@ -188,7 +188,7 @@ await key("Enter", "Enter", 13, "\r");
 const rated = await evaluate(`window.rated`);
 assert.equal(rated.status, 204, `the rating is received: ${JSON.stringify(rated)}`);
 assert.equal(rated.rating, "down");
-assert.match(rated.queryId, /^[0-9a-f]{12}$/, "the answer's query_id, from its start event");
+assert.match(rated.queryId, /^[0-9a-f]{8}\.[0-9a-f]{16}\.[0-9a-f]{32}$/, "the answer's query_id, from its start event");
 assert.deepEqual(await evaluate(`(() => {
   const g = document.querySelector("nlweb-ask .nlweb-ask-rate");
   return [g.querySelector(".nlweb-ask-rate-note").textContent, [...g.querySelectorAll("button")].map((b) => [b.disabled, b.getAttribute("aria-pressed")]),

@@ -38,8 +38,14 @@ pub fn request(
 ) -> std::io::Result<Response> {
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(Duration::from_secs(60)))?;
+    // The caller's own `Host`, if it gives one.
+    let host = headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .then(String::new)
+        .unwrap_or_else(|| format!("Host: 127.0.0.1:{port}\r\n"));
     let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{method} {path} HTTP/1.1\r\n{host}Content-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
     for (k, v) in headers {

@@ -136,6 +136,10 @@ pub struct Settings {
     pub rate_limit_per_minute: u32,
     /// Origins a browser may call from (`Access-Control-Allow-Origin`); `*` allows any, never with credentials. In the environment, a comma list.
     pub cors_allow_origins: Vec<String>,
+    /// Origins of the web pages that may call `/mcp` (`https://docs.example.com`); a request with another `Origin` gets 403. No `*`. In the environment, a comma list.
+    pub mcp_allow_origins: Vec<String>,
+    /// Allow `generator: bedrock` with `cors_allow_origins: *` (any page could make its visitors ask the model on your bill); refused otherwise.
+    pub model_from_any_origin: bool,
     /// The mode when a request names none: `list`, `summarize` or `generate`.
     pub default_mode: Mode,
     /// Server-Sent Events when a request says nothing of streaming.
@@ -212,6 +216,8 @@ impl Default for Settings {
             top_k: 5,
             rate_limit_per_minute: 20,
             cors_allow_origins: vec!["*".into()],
+            mcp_allow_origins: Vec::new(),
+            model_from_any_origin: false,
             default_mode: Mode::Generate,
             default_streaming: true,
             max_query_chars: 500,
@@ -367,6 +373,8 @@ const FIELDS: &[&str] = &[
     "top_k",
     "rate_limit_per_minute",
     "cors_allow_origins",
+    "mcp_allow_origins",
+    "model_from_any_origin",
     "default_mode",
     "default_streaming",
     "max_query_chars",
@@ -568,6 +576,20 @@ pub fn read_file(name: &str, text: &str) -> Result<Map<String, Value>, Error> {
     Ok(map)
 }
 
+/// `http(s)://host[:port]`: an origin as a browser sends it.
+fn is_origin(o: &str) -> bool {
+    let Some(rest) = o
+        .strip_prefix("https://")
+        .or_else(|| o.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+}
+
 /// Collapses a message onto one line.
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -621,10 +643,12 @@ impl Settings {
         self.site = self.site.trim().to_string();
         self.auth_scope = self.auth_scope.trim().to_string();
         self.index = self.index.trim().to_string();
-        for o in self.cors_allow_origins.iter_mut() {
-            *o = o.trim().to_string();
+        for list in [&mut self.cors_allow_origins, &mut self.mcp_allow_origins] {
+            for o in list.iter_mut() {
+                *o = o.trim().trim_end_matches('/').to_string();
+            }
+            list.retain(|o| !o.is_empty());
         }
-        self.cors_allow_origins.retain(|o| !o.is_empty());
     }
 
     /// Checks every value against what it may be: the one check of
@@ -652,6 +676,14 @@ impl Settings {
         }
         if self.cors_allow_origins.is_empty() {
             return bad("cors_allow_origins", "is empty: give origins or *".into());
+        }
+        if let Some(o) = self.mcp_allow_origins.iter().find(|o| !is_origin(o)) {
+            return bad(
+                "mcp_allow_origins",
+                format!(
+                    "{o:?} is not an origin (scheme and host, no path, no *), for example https://docs.example.com"
+                ),
+            );
         }
         if self.auth_rate_limit_per_minute == 0 {
             return bad("auth_rate_limit_per_minute", "must be at least 1".into());
@@ -764,6 +796,12 @@ impl Settings {
                         "{} is not between 100 and {MAX_GENERATOR_TIMEOUT_MS} (the function's deadline comes first)",
                         self.bedrock_timeout_ms
                     ),
+                );
+            }
+            if self.cors_allow_origins.iter().any(|o| o == "*") && !self.model_from_any_origin {
+                return bad(
+                    "cors_allow_origins",
+                    "is * with generator: bedrock: any web page could make its visitors' browsers ask the model, each from its own address, on your bill. Name your docs site's origin (for example https://docs.example.com), or set model_from_any_origin: true".into(),
                 );
             }
         }
