@@ -227,7 +227,7 @@ pub async fn unreadable(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
 /// A `HEAD`, which the router would serve as a `GET` without its body, is
 /// the 405 of any method a route does not take.
 pub async fn preflight(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
-    let Some(route) = route_of(&req) else {
+    let Some(route) = matched(&req) else {
         return next.run(req).await;
     };
     if req.method() == Method::HEAD {
@@ -258,13 +258,24 @@ pub fn not_allowed(state: &State, route: &Route, method: &Method) -> Response {
     reply::failure(&f, None, &state.echo(None))
 }
 
-/// The route the router matched (`None`: a fallback, or a route that is
-/// not in the table).
-fn route_of(req: &Request) -> Option<&'static Route> {
+/// The route of the path the router matched, looked up in the table
+/// (`None`: a fallback, or a route that is not in the table): what the
+/// layers before [`admit`] use (a preflight).
+fn matched(req: &Request) -> Option<&'static Route> {
     req.extensions()
         .get::<MatchedPath>()
         .and_then(|p| routes::of(p.as_str()))
 }
+
+/// The route [`admit`] found and put into the request: what every layer
+/// after it reads (`None`: not admitted, and refused).
+fn route_of(req: &Request) -> Option<&'static Route> {
+    req.extensions().get::<Admitted>().map(|a| a.0)
+}
+
+/// The request's route, as [`admit`] found it in the table once.
+#[derive(Clone, Copy)]
+struct Admitted(&'static Route);
 
 /// The first layer of a routed request: its route must be in the table
 /// (a route the router serves but `ROUTES` does not list is refused, never
@@ -275,7 +286,7 @@ fn route_of(req: &Request) -> Option<&'static Route> {
 /// `Origin` ([`origin_refused`]) refuses one it does not allow (403).
 pub async fn admit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
-    let Some(route) = route_of(&req).filter(|r| r.when.is_none_or(|when| when(&state))) else {
+    let Some(route) = matched(&req).filter(|r| r.when.is_none_or(|when| when(&state))) else {
         tracing::error!(route = %path, "a route that is not in the route table: refused");
         return reply::not_found();
     };
@@ -285,7 +296,8 @@ pub async fn admit(Ctx(state): Ctx<State>, req: Request, next: Next) -> Response
         ));
         return reply::failure_at(&path, &f, &state.echo(None));
     }
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    parts.extensions.insert(Admitted(route));
     if route.checks_origin
         && let Some(why) = origin_refused(&state, &parts)
     {
@@ -462,10 +474,13 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
     else {
         return next.run(req).await;
     };
+    if req.method() != Method::GET {
+        return next.run(req).await;
+    }
+    // A GET has no body to read (the admit layer refuses one).
     let (mut parts, body) = req.into_parts();
-    let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
-    let Some(hash) = validator(&state, &mut parts, &body) else {
-        return next.run(Request::from_parts(parts, Body::from(body))).await;
+    let Some(hash) = validator(&state, &mut parts) else {
+        return next.run(Request::from_parts(parts, body)).await;
     };
     // Weak: an answer's bytes differ by its `query_id`, issued per answer.
     let opaque = format!("\"{hash:016x}\"");
@@ -512,7 +527,7 @@ pub async fn revalidate(Ctx(state): Ctx<State>, req: Request, next: Next) -> Res
             .expect("valid response");
     }
     parts.extensions.insert(Validator(hash));
-    let mut resp = next.run(Request::from_parts(parts, Body::from(body))).await;
+    let mut resp = next.run(Request::from_parts(parts, body)).await;
     if resp.status() == 200 {
         let h = resp.headers_mut();
         if let Some(v) = vary {

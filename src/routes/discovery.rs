@@ -151,13 +151,13 @@ fn validate(parts: &mut Parts, body: String, seed: u64) -> Option<u64> {
 /// The card's validator: a hash of the card this request gets (the
 /// revalidation layer answers a matching `If-None-Match` with 304, no token
 /// spent, and puts the `ETag` and [`CACHE`] on the answer).
-pub fn card_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
+pub fn card_validator(state: &State, parts: &mut Parts) -> Option<u64> {
     let body = card_body(state, parts);
     validate(parts, body, 0x6361_7264)
 }
 
 /// The catalog's validator, as [`card_validator`].
-pub fn catalog_validator(state: &State, parts: &mut Parts, _: &[u8]) -> Option<u64> {
+pub fn catalog_validator(state: &State, parts: &mut Parts) -> Option<u64> {
     let body = catalog_body(state, parts);
     validate(parts, body, 0x6361_7467)
 }

@@ -28,10 +28,10 @@ pub mod widget;
 /// The RFC 9728 protected-resource metadata path.
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// The strong validator of a request's answer, if it has one (the
-/// function may leave what it read in the request's extensions for the
-/// route).
-pub type ValidatorFn = fn(&State, &mut Parts, &[u8]) -> Option<u64>;
+/// The validator of a GET's answer, if it has one (the function may leave
+/// what it read in the request's extensions for the route, which then
+/// does not read it again).
+pub type ValidatorFn = fn(&State, &mut Parts) -> Option<u64>;
 
 /// What the router and the layers know of a route.
 pub struct Route {

@@ -24,6 +24,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod read;
+mod table;
+
+pub use read::{read_file, resolve};
+pub use table::{Key, Kind, env_name, keys, table};
+
 /// A response mode.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -269,313 +275,6 @@ impl Error {
     }
 }
 
-/// What kind of value a key holds, as its environment variable is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `true`, `1`, `yes`, `on` or `false`, `0`, `no`, `off` (any case).
-    Bool,
-    /// A number.
-    Number,
-    /// Text, as written.
-    Text,
-    /// A list of words: a comma list (or JSON).
-    List,
-    /// JSON (an object, or a list of lists).
-    Json,
-}
-
-/// One key of the settings: its name, its variable, its kind, its
-/// default and its meaning (the field's doc comment).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Key {
-    /// `top_k`.
-    pub name: String,
-    /// `ASK_TOP_K`.
-    pub env: String,
-    /// How its variable is read.
-    pub kind: Kind,
-    /// Its default.
-    pub default: Value,
-    /// What it means.
-    pub doc: String,
-}
-
-/// The configuration page's table of every key (`docs/content/docs/
-/// configuration.mdx` holds it verbatim; a test checks): key, variable,
-/// default and meaning, from [`keys`].
-pub fn table() -> String {
-    let mut out = String::from(
-        "| key in `ask:` | environment variable | default | meaning |\n|---|---|---|---|\n",
-    );
-    for k in keys() {
-        let default = match &k.default {
-            Value::String(s) if s.is_empty() => "empty".to_string(),
-            Value::String(s) => format!("`{s}`"),
-            Value::Null => "none".to_string(),
-            v => format!("`{v}`"),
-        };
-        let doc = k
-            .doc
-            .split("\n\n")
-            .next()
-            .unwrap_or("")
-            .replace('\n', " ")
-            .replace('|', "\\|");
-        out.push_str(&format!(
-            "| `{}` | `{}` | {default} | {doc} |\n",
-            k.name, k.env
-        ));
-    }
-    out
-}
-
-/// The variable of key `name`: `ASK_` and the name in capitals.
-pub fn env_name(name: &str) -> String {
-    format!("ASK_{}", name.to_ascii_uppercase())
-}
-
-/// Every key of [`Settings`], in its order, from its JSON Schema.
-pub fn keys() -> Vec<Key> {
-    let schema = schemars::schema_for!(Settings);
-    let schema = schema.as_value();
-    let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
-    let defaults = serde_json::to_value(Settings::default()).expect("settings serialise");
-    let props = schema["properties"].as_object().expect("properties");
-    // The schema's properties are sorted; the struct's order is the
-    // serialised default's (serde_json keeps insertion order only with
-    // preserve_order, so read it from the field list instead).
-    FIELDS
-        .iter()
-        .map(|name| {
-            let p = &props[*name];
-            Key {
-                name: name.to_string(),
-                env: env_name(name),
-                kind: kind_of(p, &defs),
-                default: defaults[*name].clone(),
-                doc: p
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-            }
-        })
-        .collect()
-}
-
-/// The fields of [`Settings`] in their order (checked against the schema
-/// by a test).
-const FIELDS: &[&str] = &[
-    "enabled",
-    "index",
-    "corpus_path",
-    "docs_base_url",
-    "top_k",
-    "rate_limit_per_minute",
-    "cors_allow_origins",
-    "mcp_allow_origins",
-    "model_from_any_origin",
-    "default_mode",
-    "default_streaming",
-    "max_query_chars",
-    "boost",
-    "synonyms",
-    "cache_max_age",
-    "site",
-    "public_base_url",
-    "max_response_bytes",
-    "retriever",
-    "model_dir",
-    "hybrid_weight",
-    "transport",
-    "log_queries",
-    "auth",
-    "auth_jwks",
-    "auth_jwks_url",
-    "auth_issuer",
-    "auth_audience",
-    "auth_scope",
-    "auth_rate_limit_per_minute",
-    "generator",
-    "generator_modes",
-    "bedrock_model_id",
-    "bedrock_region",
-    "bedrock_max_tokens",
-    "bedrock_timeout_ms",
-    "s3_force_path_style",
-];
-
-/// The kind of a property of the schema (following `$ref`s, an
-/// `Option`'s `null` left aside).
-fn kind_of(p: &Value, defs: &Value) -> Kind {
-    if let Some(r) = p.get("$ref").and_then(Value::as_str) {
-        let name = r.rsplit('/').next().unwrap_or("");
-        return kind_of(&defs[name], defs);
-    }
-    let types: Vec<&str> = match p.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    let t = types.into_iter().find(|t| *t != "null");
-    match t {
-        Some("boolean") => Kind::Bool,
-        Some("integer") | Some("number") => Kind::Number,
-        Some("string") => Kind::Text,
-        Some("array") => {
-            let items = &p["items"];
-            let item = if items.get("$ref").is_some() {
-                kind_of(items, defs)
-            } else {
-                match items.get("type").and_then(Value::as_str) {
-                    Some("string") => Kind::Text,
-                    _ => Kind::Json,
-                }
-            };
-            if item == Kind::Text {
-                Kind::List
-            } else {
-                Kind::Json
-            }
-        }
-        Some(_) => Kind::Json,
-        // An enum of strings (`oneOf` of constants) or an `anyOf` with null.
-        None => {
-            let alts = p
-                .get("oneOf")
-                .or_else(|| p.get("anyOf"))
-                .and_then(Value::as_array);
-            match alts {
-                Some(alts) => alts
-                    .iter()
-                    .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
-                    .map(|a| {
-                        if a.get("const").is_some_and(Value::is_string) || a.get("enum").is_some() {
-                            Kind::Text
-                        } else {
-                            kind_of(a, defs)
-                        }
-                    })
-                    .next()
-                    .unwrap_or(Kind::Text),
-                None if p.get("enum").is_some() => Kind::Text,
-                None => Kind::Json,
-            }
-        }
-    }
-}
-
-/// The value of variable `var` (of key kind `kind`) as JSON.
-fn env_value(var: &str, kind: Kind, raw: &str) -> Result<Value, Error> {
-    let v = raw.trim();
-    let bad = |what: &str| Error::new(None, format!("{var}={raw:?} is not {what}"));
-    Ok(match kind {
-        Kind::Bool => Value::Bool(
-            ask_store::parse_bool(v)
-                .ok_or_else(|| bad("a boolean (true, false, 1, 0, yes, no, on or off)"))?,
-        ),
-        Kind::Number => serde_json::from_str::<serde_json::Number>(v)
-            .map(Value::Number)
-            .map_err(|_| bad("a number"))?,
-        Kind::Text => Value::String(v.to_string()),
-        Kind::List if v.starts_with('[') => serde_json::from_str(v)
-            .map_err(|e| bad(&format!("a JSON list ({e}) or a comma list")))?,
-        Kind::List => Value::Array(
-            v.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| Value::String(s.to_string()))
-                .collect(),
-        ),
-        Kind::Json => serde_json::from_str(v).map_err(|e| bad(&format!("JSON ({e})")))?,
-    })
-}
-
-/// The settings: the defaults, then the keys `file` sets (what a settings
-/// file gave, as [`read_file`] returns it or an index carries it), then
-/// each key's `ASK_<KEY>` variable that `env` gives and is not empty.
-/// Checked ([`Settings::validate`]).
-pub fn resolve(
-    file: &Map<String, Value>,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Settings, Error> {
-    let mut map = file.clone();
-    let mut from_env: Vec<(String, String)> = Vec::new();
-    for key in keys() {
-        let Some(raw) = env(&key.env).filter(|v| !v.trim().is_empty()) else {
-            continue;
-        };
-        map.insert(key.name.clone(), env_value(&key.env, key.kind, &raw)?);
-        from_env.push((key.name, key.env));
-    }
-    let settings: Settings = serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
-        let key = e.path().iter().next().map(|s| s.to_string());
-        let source = key
-            .as_deref()
-            .and_then(|k| from_env.iter().find(|(n, _)| n == k))
-            .map_or_else(|| "the settings".to_string(), |(_, v)| v.clone());
-        Error::new(key.as_deref(), format!("{source}: {}", e.into_inner()))
-    })?;
-    let mut settings = settings;
-    settings.normalize();
-    settings.validate().map_err(|mut e| {
-        if let Some((_, var)) = e
-            .key
-            .as_deref()
-            .and_then(|k| from_env.iter().find(|(n, _)| n == k))
-        {
-            e.message = format!("{var}: {}", e.message);
-        }
-        e
-    })?;
-    Ok(settings)
-}
-
-/// The keys a settings file sets, checked: the YAML `text` of file
-/// `name` must hold an `ask:` section (and nothing else) whose keys are
-/// keys of [`Settings`] and whose values check out with the defaults for
-/// the rest. An error names the key, the file and the line.
-pub fn read_file(name: &str, text: &str) -> Result<Map<String, Value>, Error> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Typed {
-        #[serde(default)]
-        #[allow(dead_code)]
-        ask: Settings,
-    }
-    #[derive(Deserialize)]
-    struct Raw {
-        #[serde(default)]
-        ask: Option<Map<String, Value>>,
-    }
-    let at = |line: Option<u64>| line.map_or_else(String::new, |l| format!(", line {l}"));
-    if let Err(e) = serde_saphyr::from_str::<Typed>(text) {
-        let line = e.location().map(|l| l.line());
-        let message = one_line(&e.to_string());
-        let key = unknown_key(&message);
-        return Err(Error::new(
-            key.as_deref(),
-            format!("{name}{}: {message}", at(line)),
-        ));
-    }
-    let raw: Raw = serde_saphyr::from_str(text)
-        .map_err(|e| Error::new(None, format!("{name}: {}", one_line(&e.to_string()))))?;
-    let map = raw.ask.unwrap_or_default();
-    resolve(&map, &|_| None).map_err(|e| {
-        let line = e.key.as_deref().and_then(|k| line_of(text, k));
-        Error::new(
-            e.key.as_deref(),
-            format!(
-                "{name}{}: ask.{}: {}",
-                at(line),
-                e.key.as_deref().unwrap_or("?"),
-                e.message.trim_start_matches("the settings: ")
-            ),
-        )
-    })?;
-    Ok(map)
-}
-
 /// `http(s)://host[:port]`: an origin as a browser sends it.
 fn is_origin(o: &str) -> bool {
     let Some(rest) = o
@@ -588,36 +287,6 @@ fn is_origin(o: &str) -> bool {
         && rest
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-}
-
-/// Collapses a message onto one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The key a serde "unknown field" message names.
-fn unknown_key(message: &str) -> Option<String> {
-    let rest = message.split("unknown field `").nth(1)?;
-    Some(rest.split('`').next()?.to_string())
-}
-
-/// The 1-based line where `key:` is set in the `ask:` section of `text`.
-fn line_of(text: &str, key: &str) -> Option<u64> {
-    let mut in_ask = false;
-    for (i, line) in text.lines().enumerate() {
-        if !line.starts_with([' ', '\t']) && !line.trim().is_empty() {
-            in_ask = line.trim_end().starts_with("ask:");
-            continue;
-        }
-        let t = line.trim_start();
-        if in_ask
-            && t.strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with(':'))
-        {
-            return Some(i as u64 + 1);
-        }
-    }
-    None
 }
 
 impl Settings {
@@ -655,6 +324,15 @@ impl Settings {
     /// loaded settings (the file's keys at build time, the file's and the
     /// environment's at cold start).
     pub fn validate(&self) -> Result<(), Error> {
+        self.check_limits()?;
+        self.check_origins()?;
+        self.check_ranking()?;
+        self.check_auth()?;
+        self.check_generator()
+    }
+
+    /// The numbers and the site's name.
+    fn check_limits(&self) -> Result<(), Error> {
         let bad = |key: &str, message: String| Err(Error::new(Some(key), message));
         if !(1..=10).contains(&self.top_k) {
             return bad("top_k", format!("{} is not between 1 and 10", self.top_k));
@@ -674,6 +352,12 @@ impl Settings {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// The origins, then the limits and addresses checked after them.
+    fn check_origins(&self) -> Result<(), Error> {
+        let bad = |key: &str, message: String| Err(Error::new(Some(key), message));
         if self.cors_allow_origins.is_empty() {
             return bad("cors_allow_origins", "is empty: give origins or *".into());
         }
@@ -711,6 +395,12 @@ impl Settings {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// The page weights and the synonym groups.
+    fn check_ranking(&self) -> Result<(), Error> {
+        let bad = |key: &str, message: String| Err(Error::new(Some(key), message));
         let rules: Vec<(String, f32)> = self.boost.iter().map(|(k, v)| (k.clone(), *v)).collect();
         if let Err(e) = ask_index::boost::Boosts::new(&rules) {
             return bad("boost", e.to_string());
@@ -721,6 +411,12 @@ impl Settings {
         {
             return bad("synonyms", e.to_string());
         }
+        Ok(())
+    }
+
+    /// The key set, the issuer and the audience when `auth` is on.
+    fn check_auth(&self) -> Result<(), Error> {
+        let bad = |key: &str, message: String| Err(Error::new(Some(key), message));
         if self.auth != AuthMode::Off {
             match (&self.auth_jwks, &self.auth_jwks_url) {
                 (None, None) => {
@@ -764,6 +460,12 @@ impl Settings {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// The modes a model writes, and the Bedrock settings when it is on.
+    fn check_generator(&self) -> Result<(), Error> {
+        let bad = |key: &str, message: String| Err(Error::new(Some(key), message));
         if self.generator_modes.contains(&Mode::List) {
             return bad(
                 "generator_modes",
@@ -823,136 +525,4 @@ impl Settings {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
-
-    #[test]
-    fn every_field_is_a_key_in_order_with_a_doc_comment() {
-        let schema = schemars::schema_for!(Settings);
-        let props = schema.as_value()["properties"].as_object().unwrap().clone();
-        let mut names: Vec<&String> = props.keys().collect();
-        names.sort();
-        let mut fields: Vec<&str> = FIELDS.to_vec();
-        fields.sort();
-        assert_eq!(names, fields);
-        let defaults = serde_json::to_value(Settings::default()).unwrap();
-        let order: Vec<&String> = defaults.as_object().unwrap().keys().collect();
-        assert_eq!(order.len(), FIELDS.len());
-        for k in keys() {
-            assert!(!k.doc.is_empty(), "{} has no doc comment", k.name);
-        }
-    }
-
-    #[test]
-    fn kinds_come_from_the_types() {
-        let kind = |n: &str| keys().into_iter().find(|k| k.name == n).unwrap().kind;
-        assert_eq!(kind("enabled"), Kind::Bool);
-        assert_eq!(kind("top_k"), Kind::Number);
-        assert_eq!(kind("hybrid_weight"), Kind::Number);
-        assert_eq!(kind("site"), Kind::Text);
-        assert_eq!(kind("auth_jwks_url"), Kind::Text);
-        assert_eq!(kind("default_mode"), Kind::Text);
-        assert_eq!(kind("auth"), Kind::Text);
-        assert_eq!(kind("cors_allow_origins"), Kind::List);
-        assert_eq!(kind("generator_modes"), Kind::List);
-        assert_eq!(kind("boost"), Kind::Json);
-        assert_eq!(kind("synonyms"), Kind::Json);
-    }
-
-    #[test]
-    fn the_environment_overrides_the_file_key_by_key() {
-        let file = read_file(
-            "ask.yaml",
-            "ask:\n  top_k: 8\n  site: guides\n  docs_base_url: https://d.dev\n",
-        )
-        .unwrap();
-        let s = resolve(&file, &env(&[])).unwrap();
-        assert_eq!((s.top_k, s.site.as_str()), (8, "guides"));
-        let s = resolve(
-            &file,
-            &env(&[
-                ("ASK_TOP_K", "3"),
-                ("ASK_CORS_ALLOW_ORIGINS", "https://a.dev, https://b.dev"),
-                ("ASK_DEFAULT_MODE", "list"),
-                ("ASK_DEFAULT_STREAMING", "off"),
-                ("ASK_BOOST", r#"{"gen1/**": 0.6}"#),
-                ("ASK_AUTH_ISSUER", ""),
-            ]),
-        )
-        .unwrap();
-        assert_eq!(s.top_k, 3);
-        assert_eq!(s.site, "guides");
-        assert_eq!(s.cors_allow_origins, vec!["https://a.dev", "https://b.dev"]);
-        assert_eq!(s.default_mode, Mode::List);
-        assert!(!s.default_streaming);
-        assert_eq!(s.boost["gen1/**"], 0.6);
-        // An empty variable is ignored: the file's value stands.
-        let f = read_file("a.yaml", "ask:\n  auth_scope: docs:write\n").unwrap();
-        let s = resolve(&f, &env(&[("ASK_AUTH_SCOPE", "")])).unwrap();
-        assert_eq!(s.auth_scope, "docs:write");
-    }
-
-    #[test]
-    fn bad_variables_name_the_variable() {
-        for (k, v, says) in [
-            ("ASK_TOP_K", "five", "ASK_TOP_K"),
-            ("ASK_TOP_K", "11", "ASK_TOP_K: 11 is not between 1 and 10"),
-            ("ASK_ENABLED", "maybe", "ASK_ENABLED"),
-            ("ASK_DEFAULT_MODE", "recommend", "ASK_DEFAULT_MODE"),
-            ("ASK_BOOST", "gen1/**=0.6", "ASK_BOOST"),
-            ("ASK_RETRIEVER", "vector", "ASK_RETRIEVER"),
-        ] {
-            let e = resolve(&Map::new(), &env(&[(k, v)])).unwrap_err();
-            assert!(e.message.contains(says), "{k}={v}: {e}");
-        }
-    }
-
-    #[test]
-    fn a_file_with_an_unknown_key_or_a_bad_value_fails_naming_key_file_and_line() {
-        let e = read_file("docs/ask.yaml", "ask:\n  top_k: 5\n  top_kk: 8\n").unwrap_err();
-        assert!(
-            e.message.starts_with("docs/ask.yaml, line 3") && e.message.contains("top_kk"),
-            "{e}"
-        );
-        assert_eq!(e.key.as_deref(), Some("top_kk"));
-        let e = read_file("docs/ask.yaml", "ask:\n  site: guides\n  top_k: 11\n").unwrap_err();
-        assert_eq!(
-            e.message,
-            "docs/ask.yaml, line 3: ask.top_k: 11 is not between 1 and 10"
-        );
-        let e = read_file("a.yaml", "ask:\n  default_mode: fast\n").unwrap_err();
-        assert!(
-            e.message.starts_with("a.yaml, line 2") && e.message.contains("fast"),
-            "{e}"
-        );
-        let e = read_file("a.yaml", "aks:\n  top_k: 5\n").unwrap_err();
-        assert!(
-            e.message.starts_with("a.yaml, line 1") && e.message.contains("aks"),
-            "{e}"
-        );
-        let e = read_file("a.yaml", "ask:\n  generator: bedrock\n").unwrap_err();
-        assert!(
-            e.message
-                .contains("line 2: ask.generator: is bedrock but bedrock_model_id"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn what_a_file_sets_is_what_differs_from_the_defaults() {
-        let s = Settings {
-            top_k: 8,
-            ..Settings::default()
-        };
-        assert_eq!(Value::Object(s.changed()), serde_json::json!({"top_k": 8}));
-    }
-}
+mod tests;

@@ -1,0 +1,639 @@
+use super::*;
+
+struct Fake;
+impl Asker for Fake {
+    fn product(&self) -> String {
+        "Widget".into()
+    }
+    fn tool(&self) -> Tool {
+        ask_tool("Widget")
+    }
+    fn past_deadline(&self) -> bool {
+        false
+    }
+    fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure> {
+        // A purse of 5 tokens, one of them spent by the POST.
+        if extra <= 4 {
+            Ok(())
+        } else {
+            Err(crate::protocol::Failure::RateLimited {
+                retry_after_secs: 7,
+            })
+        }
+    }
+    async fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
+        assert!(params.contains(&("streaming".into(), "false".into())));
+        let f = crate::protocol::Failure::NoResults {
+            query: params[0].1.clone(),
+        };
+        Document::Failure(FailureDocument::new(&f, Some("q"), &Echo::default()))
+    }
+}
+
+fn post(version: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+    send(
+        &Headers {
+            version,
+            ..Headers::default()
+        },
+        body,
+    )
+}
+
+fn send(headers: &Headers<'_>, body: &str) -> (u16, serde_json::Value) {
+    let r = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(handle(&Fake, headers, body.as_bytes()));
+    let v = r
+        .body
+        .map(|b| serde_json::from_str(&b).unwrap())
+        .unwrap_or(serde_json::Value::Null);
+    (r.status, v)
+}
+
+#[test]
+fn json_rpc_edges_table() {
+    let cases: &[(Option<&str>, &str, u16, Option<i32>)] = &[
+        (None, "{not json", 400, Some(-32700)),
+        (
+            None,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            200,
+            Some(-32600),
+        ),
+        (None, r#"{"jsonrpc":"2.0","id":1}"#, 200, Some(-32600)),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#,
+            200,
+            Some(-32601),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#,
+            200,
+            Some(-32602),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+            200,
+            Some(-32602),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","num_results":11}}}"#,
+            200,
+            Some(-32602),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","mode":"recommend"}}}"#,
+            200,
+            Some(-32602),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            202,
+            None,
+        ),
+        (None, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, 202, None),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
+            200,
+            None,
+        ),
+        (
+            Some("1999-01-01"),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            400,
+            Some(-32022),
+        ),
+        (
+            Some("2025-11-25"),
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            400,
+            Some(-32600),
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#,
+            200,
+            Some(-32601),
+        ),
+        (
+            Some("2025-06-18"),
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            400,
+            Some(-32600),
+        ),
+        (Some("2025-03-26"), "[]", 400, Some(-32600)),
+    ];
+    for (version, body, status, code) in cases {
+        let (s, v) = post(*version, body);
+        assert_eq!(s, *status, "{body}: {v}");
+        assert_eq!(
+            v["error"]["code"].as_i64().map(|c| c as i32),
+            *code,
+            "{body}: {v}"
+        );
+    }
+}
+
+#[test]
+fn batches_answer_requests_only_in_versions_that_have_them() {
+    let (s, v) = post(
+        Some("2025-03-26"),
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#,
+    );
+    assert_eq!(s, 200);
+    let ids: Vec<i64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![1, 2]);
+}
+
+#[test]
+fn a_batch_costs_a_token_a_request_and_holds_at_most_ten() {
+    let batch = |n: usize| {
+        let m: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/list"}}"#))
+            .chain([r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()])
+            .collect();
+        format!("[{}]", m.join(","))
+    };
+    // 5 requests and a notification: 5 tokens, the purse holds them.
+    let (s, v) = post(Some("2025-03-26"), &batch(5));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v.as_array().unwrap().len(), 5);
+    // 6 requests: one more than the purse, nothing is done.
+    let (s, v) = post(Some("2025-03-26"), &batch(6));
+    assert_eq!(s, 429, "{v}");
+    assert_eq!(v["error"]["code"], code::RATE_LIMITED);
+    // 11 messages: refused whatever the purse.
+    let (s, v) = post(Some("2025-03-26"), &batch(10));
+    assert_eq!(s, 400, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 10")
+    );
+}
+
+/// An asker whose deadline passes once it has answered two calls.
+struct Slow(std::sync::atomic::AtomicUsize);
+impl Asker for Slow {
+    fn product(&self) -> String {
+        "Widget".into()
+    }
+    fn tool(&self) -> Tool {
+        ask_tool("Widget")
+    }
+    fn spend(&self, _: u32) -> Result<(), crate::protocol::Failure> {
+        Ok(())
+    }
+    fn past_deadline(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst) >= 2
+    }
+    async fn ask(&self, params: Vec<(String, String)>, _: Option<usize>) -> Document {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Fake.ask(params, None).await
+    }
+}
+
+#[test]
+fn a_batch_starts_no_call_past_its_deadline() {
+    let calls: Vec<String> = (0..5)
+        .map(|i| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"ask","arguments":{{"query":"q{i}"}}}}}}"#
+            )
+        })
+        .collect();
+    let slow = Slow(Default::default());
+    let headers = Headers {
+        version: Some("2025-03-26"),
+        ..Headers::default()
+    };
+    let body = format!("[{}]", calls.join(","));
+    let reply = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(handle(&slow, &headers, body.as_bytes()));
+    let v: serde_json::Value = serde_json::from_str(reply.body.as_deref().unwrap()).unwrap();
+    let replies = v.as_array().unwrap();
+    assert_eq!(replies.len(), 5, "{v}");
+    assert_eq!(slow.0.load(std::sync::atomic::Ordering::SeqCst), 2);
+    for (i, r) in replies.iter().enumerate() {
+        assert_eq!(r["id"], i, "{r}");
+        if i < 2 {
+            assert!(r.get("result").is_some(), "{r}");
+        } else {
+            assert_eq!(r["error"]["code"], code::DEADLINE_PASSED, "{r}");
+        }
+    }
+}
+
+#[test]
+fn initialize_negotiates_the_version() {
+    for (asked, agreed) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2024-11-05", "2024-11-05"),
+        ("2025-11-25", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+        ("1999-01-01", "2025-11-25"),
+    ] {
+        let (_, v) = post(
+            None,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{asked}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+            ),
+        );
+        assert_eq!(v["result"]["protocolVersion"], agreed, "{v}");
+        assert_eq!(v["result"]["capabilities"]["tools"]["listChanged"], false);
+    }
+}
+
+#[test]
+fn the_ask_tool_schema_has_a_string_query_and_a_failure_is_a_result() {
+    let (_, v) = post(None, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let tool = &v["result"]["tools"][0];
+    assert_eq!(tool["name"], "ask");
+    assert!(
+        tool["description"]
+            .as_str()
+            .unwrap()
+            .contains("Widget's documentation")
+    );
+    let input = &tool["inputSchema"];
+    assert_eq!(input["type"], "object");
+    assert_eq!(input["properties"]["query"]["type"], "string");
+    assert_eq!(input["required"][0], "query");
+    assert_eq!(input["required"].as_array().unwrap().len(), 1);
+    assert_eq!(input["properties"]["num_results"]["maximum"], 10);
+    assert_eq!(tool["outputSchema"]["type"], "object");
+    let (_, v) = post(
+        None,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"zz"}}}"#,
+    );
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["error"]["code"],
+        "NO_RESULTS"
+    );
+    assert!(
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("NO_RESULTS: ")
+    );
+}
+
+/// A 2026-07-28 request: headers and `_meta` that agree.
+fn modern(method: &str, params: &str) -> String {
+    let envelope = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
+    let params = if params.is_empty() {
+        format!("{{{envelope}}}")
+    } else {
+        format!("{{{params},{envelope}}}")
+    };
+    format!(r#"{{"jsonrpc":"2.0","id":9,"method":"{method}","params":{params}}}"#)
+}
+
+fn headers<'a>(method: &'a str, name: Option<&'a str>) -> Headers<'a> {
+    Headers {
+        version: Some("2026-07-28"),
+        method: Some(method),
+        name,
+        repeated: None,
+    }
+}
+
+#[test]
+fn revision_2026_07_28_discovers_lists_and_calls_without_a_handshake() {
+    let (s, v) = send(
+        &headers("server/discover", None),
+        &modern("server/discover", ""),
+    );
+    assert_eq!(s, 200, "{v}");
+    let r = &v["result"];
+    assert_eq!(r["resultType"], "complete");
+    assert_eq!(
+        r["supportedVersions"],
+        serde_json::Value::from(vec!["2026-07-28"])
+    );
+    assert_eq!(r["capabilities"]["tools"]["listChanged"], false);
+    assert_eq!(r["ttlMs"], LIST_TTL_MS);
+    assert_eq!(r["cacheScope"], "public");
+    assert_eq!(
+        r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "nlweb-ask"
+    );
+    assert!(r.get("serverInfo").is_none() && r.get("protocolVersion").is_none());
+
+    let (s, v) = send(&headers("tools/list", None), &modern("tools/list", ""));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["result"]["resultType"], "complete");
+    assert_eq!(v["result"]["ttlMs"], LIST_TTL_MS);
+    assert_eq!(v["result"]["cacheScope"], "public");
+    assert_eq!(v["result"]["tools"][0]["name"], "ask");
+    // The handshake revisions' list carries none of it.
+    let (_, old) = post(
+        Some("2025-11-25"),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    assert!(old["result"].get("resultType").is_none(), "{old}");
+    assert!(old["result"].get("ttlMs").is_none(), "{old}");
+
+    let call = modern("tools/call", r#""name":"ask","arguments":{"query":"zz"}"#);
+    let (s, v) = send(&headers("tools/call", Some("ask")), &call);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["id"], 9);
+    assert_eq!(v["result"]["resultType"], "complete");
+    assert_eq!(v["result"]["isError"], true);
+    assert!(v["result"].get("ttlMs").is_none(), "{v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["error"]["code"],
+        "NO_RESULTS"
+    );
+    // A name sent in the header's base64 form is the same name.
+    let (s, v) = send(&headers("tools/call", Some("=?base64?YXNr?=")), &call);
+    assert_eq!(s, 200, "{v}");
+}
+
+/// Sends each case (what, headers, body, status, code) and checks the
+/// status and the JSON-RPC error code it is refused with.
+fn refused(cases: Vec<(&str, Headers<'_>, String, u16, i64)>) {
+    for (what, h, body, status, code) in cases {
+        let (s, v) = send(&h, &body);
+        assert_eq!(
+            (s, v["error"]["code"].as_i64()),
+            (status, Some(code)),
+            "{what}: {v}"
+        );
+    }
+}
+
+#[test]
+fn revision_2026_07_28_refuses_in_its_order_with_its_codes() {
+    let call = modern("tools/call", r#""name":"ask","arguments":{"query":"zz"}"#);
+    let no_meta = r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}"#;
+    let other = |v: &'static str| Headers {
+        version: Some(v),
+        ..headers("tools/list", None)
+    };
+    let repeated = Headers {
+        repeated: Some("mcp-method"),
+        ..headers("tools/list", None)
+    };
+    let bare = Headers::default();
+    let cases: Vec<(&str, Headers, String, u16, i64)> = vec![
+        (
+            "no _meta",
+            headers("tools/list", None),
+            no_meta.into(),
+            400,
+            -32602,
+        ),
+        (
+            "version header differs",
+            other("2026-07-29"),
+            modern("tools/list", ""),
+            400,
+            -32020,
+        ),
+        (
+            "no headers, 2026 _meta",
+            bare.clone(),
+            modern("tools/list", ""),
+            400,
+            -32020,
+        ),
+        (
+            "Mcp-Method differs",
+            headers("tools/call", None),
+            modern("tools/list", ""),
+            400,
+            -32020,
+        ),
+        (
+            "no Mcp-Name",
+            headers("tools/call", None),
+            call.clone(),
+            400,
+            -32020,
+        ),
+        (
+            "Mcp-Name differs",
+            headers("tools/call", Some("asks")),
+            call.clone(),
+            400,
+            -32020,
+        ),
+        (
+            "repeated header",
+            repeated,
+            modern("tools/list", ""),
+            400,
+            -32020,
+        ),
+        (
+            "ping is gone",
+            headers("ping", None),
+            modern("ping", ""),
+            404,
+            -32601,
+        ),
+        (
+            "initialize is gone",
+            headers("initialize", None),
+            modern("initialize", ""),
+            404,
+            -32601,
+        ),
+        (
+            "a batch",
+            headers("tools/list", None),
+            format!("[{}]", modern("tools/list", "")),
+            400,
+            -32600,
+        ),
+        (
+            "unknown tool",
+            headers("tools/call", Some("nope")),
+            modern("tools/call", r#""name":"nope""#),
+            400,
+            -32602,
+        ),
+    ];
+    refused(cases);
+}
+
+#[test]
+fn revision_2026_07_28_answers_two_faults_at_the_earlier_rung() {
+    let call = modern("tools/call", r#""name":"ask","arguments":{"query":"zz"}"#);
+    let no_meta = r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}"#;
+    // Two faults: the earlier rung answers.
+    let future = modern("tools/list", "").replace("2026-07-28", "2099-01-01");
+    let cases_2: Vec<(&str, Headers, String, u16, i64)> = vec![
+        (
+            "no _meta, and Mcp-Method differs: _meta first",
+            headers("tools/call", None),
+            no_meta.to_string(),
+            400,
+            -32602,
+        ),
+        (
+            "a version not served, and Mcp-Method differs: headers first",
+            Headers {
+                version: Some("2099-01-01"),
+                method: Some("tools/call"),
+                ..Headers::default()
+            },
+            future.clone(),
+            400,
+            -32020,
+        ),
+        (
+            "a repeated header, and no _meta: the repeat first",
+            Headers {
+                repeated: Some("mcp-protocol-version"),
+                ..headers("tools/list", None)
+            },
+            no_meta.to_string(),
+            400,
+            -32020,
+        ),
+        (
+            "a version that is not a string: no header matches it",
+            headers("tools/list", None),
+            modern("tools/list", "").replace(r#""2026-07-28""#, "20260728"),
+            400,
+            -32020,
+        ),
+        (
+            "clientCapabilities not an object: after the version",
+            headers("tools/list", None),
+            modern("tools/list", "").replace(
+                r#""io.modelcontextprotocol/clientCapabilities":{}"#,
+                r#""io.modelcontextprotocol/clientCapabilities":[]"#,
+            ),
+            400,
+            -32602,
+        ),
+        (
+            "clientInfo without a version",
+            headers("tools/list", None),
+            modern("tools/list", "").replace(r#","version":"1""#, ""),
+            400,
+            -32602,
+        ),
+        (
+            "Mcp-Name in a malformed base64 form",
+            headers("tools/call", Some("=?base64?!!?=")),
+            call.clone(),
+            400,
+            -32020,
+        ),
+    ];
+    refused(cases_2);
+}
+
+#[test]
+fn revision_2026_07_28_names_the_revisions_it_serves() {
+    let other = |v: &'static str| Headers {
+        version: Some(v),
+        ..headers("tools/list", None)
+    };
+    let future = modern("tools/list", "").replace("2026-07-28", "2099-01-01");
+    // A version it does not serve: -32022 naming every one it does.
+    let (s, v) = send(&other("2099-01-01"), &future);
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["error"]["code"], -32022);
+    assert_eq!(v["error"]["data"]["requested"], "2099-01-01");
+    assert_eq!(v["error"]["data"]["supported"][0], "2026-07-28");
+    assert!(
+        v["error"]["data"]["supported"]
+            .as_array()
+            .unwrap()
+            .contains(&"2025-11-25".into())
+    );
+    // Notifications: 202, unless the revision is not served.
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#;
+    assert_eq!(send(&headers("notifications/cancelled", None), note).0, 202);
+    let (s, v) = send(&other("2099-01-01"), note);
+    assert_eq!((s, v["error"]["code"].as_i64()), (400, Some(-32022)));
+}
+
+#[test]
+fn bad_arguments_are_a_tool_error_in_2026_07_28_too() {
+    let call = modern(
+        "tools/call",
+        r#""name":"ask","arguments":{"query":"x","num_results":11}"#,
+    );
+    let (s, v) = send(&headers("tools/call", Some("ask")), &call);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["result"]["resultType"], "complete");
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["error"]["code"],
+        "INVALID_QUERY"
+    );
+}
+
+#[test]
+fn bad_arguments_are_a_tool_error_from_2025_11_25_and_a_protocol_error_before() {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","num_results":11}}}"#;
+    let (s, v) = post(Some("2025-11-25"), body);
+    assert_eq!(s, 200);
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["error"]["code"],
+        "INVALID_QUERY"
+    );
+    let (_, v) = post(Some("2025-06-18"), body);
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+}
+
+#[test]
+fn the_tool_schemas_use_only_formats_json_schema_defines() {
+    fn formats(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(f) = o.get("format").and_then(|f| f.as_str()) {
+                    out.push(f.to_string());
+                }
+                o.values().for_each(|v| formats(v, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| formats(v, out)),
+            _ => {}
+        }
+    }
+    let tool = ask_tool("Widget");
+    let mut found = Vec::new();
+    formats(&tool.output_schema, &mut found);
+    formats(&tool.input_schema, &mut found);
+    let raw = serde_json::to_value(schemars::schema_for!(Document)).unwrap();
+    let mut before = Vec::new();
+    formats(&raw, &mut before);
+    // The derived schema has schemars' own formats; the tool's has none
+    // of them.
+    assert!(before.iter().any(|f| f.starts_with("uint")), "{before:?}");
+    assert!(
+        found
+            .iter()
+            .all(|f| STANDARD_FORMATS_FOR_TEST.contains(&f.as_str())),
+        "{found:?}"
+    );
+    assert_eq!(tool.output_schema["type"], "object");
+}
+
+const STANDARD_FORMATS_FOR_TEST: [&str; 3] = ["uri", "date-time", "email"];

@@ -1,0 +1,165 @@
+//! What does the API look like to a client generator? The OpenAPI 3.1
+//! document of every route, generated from the protocol types (their
+//! schemars schemas), so it cannot drift from what the code sends.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value};
+
+use shared::{Parts, obj, s};
+
+mod ask;
+mod feedback;
+mod mcp;
+mod routes;
+mod shared;
+
+/// Schemas collected into `components/schemas`, referred to by `$ref`.
+struct Schemas(schemars::SchemaGenerator);
+
+impl Schemas {
+    fn new() -> Schemas {
+        Schemas(
+            schemars::generate::SchemaSettings::draft2020_12()
+                .with(|s| s.definitions_path = "/components/schemas".into())
+                .into_generator(),
+        )
+    }
+
+    fn of<T: JsonSchema>(&mut self) -> Value {
+        serde_json::to_value(self.0.subschema_for::<T>()).unwrap_or_default()
+    }
+
+    /// A named component for `T`, even when schemars would inline it.
+    fn named<T: JsonSchema>(&mut self, name: &str) -> Value {
+        let schema = self.of::<T>();
+        if schema.get("$ref").is_some() {
+            return schema;
+        }
+        self.0.definitions_mut().insert(name.to_string(), schema);
+        obj(&[("$ref", s(&format!("#/components/schemas/{name}")))])
+    }
+}
+
+fn header(description: &str, example: &str, ty: &str) -> Value {
+    obj(&[
+        ("description", s(description)),
+        ("schema", obj(&[("type", s(ty))])),
+        (
+            "example",
+            if ty == "integer" {
+                Value::from(example.parse::<i64>().unwrap_or(0))
+            } else {
+                s(example)
+            },
+        ),
+    ])
+}
+
+/// `components/headers`: the headers the responses refer to.
+fn headers() -> Value {
+    obj(&[
+        (
+            "RateLimit-Policy",
+            header(
+                "The per-client token bucket (IETF draft syntax)",
+                "\"default\";q=20;w=60",
+                "string",
+            ),
+        ),
+        (
+            "RateLimit",
+            header(
+                "Tokens left and seconds until the bucket is full",
+                "\"default\";r=19;t=3",
+                "string",
+            ),
+        ),
+        (
+            "Retry-After",
+            header("Seconds until a token is back", "3", "integer"),
+        ),
+        (
+            "Allow",
+            header("The route's methods", "GET, POST, OPTIONS", "string"),
+        ),
+        (
+            "ETag",
+            header(
+                "Strong validator of a GET answer: the index build and the normalised request",
+                "\"3f2a9c0d1e4b5a67\"",
+                "string",
+            ),
+        ),
+        (
+            "WWW-Authenticate",
+            header(
+                "The bearer challenge of a 401 or 403 (RFC 6750), with the protected-resource metadata URL (RFC 9728)",
+                "Bearer resource_metadata=\"https://api.example.com/.well-known/oauth-protected-resource\", error=\"invalid_token\"",
+                "string",
+            ),
+        ),
+        (
+            "X-Index",
+            header(
+                "The index that answered: its build id and build time",
+                "build-id=cb49a0b66aae488f; built-at=2026-12-03T06:24:10Z",
+                "string",
+            ),
+        ),
+    ])
+}
+
+/// The OpenAPI 3.1 document.
+pub fn document() -> Value {
+    let mut g = Schemas::new();
+    let p = Parts::new(&mut g);
+    let mut paths = vec![
+        ("/ask", ask::path(&p)),
+        (super::analytics::FEEDBACK_PATH, feedback::path(&p)),
+        (crate::reply::MCP_PATH, mcp::path(&p)),
+    ];
+    paths.extend(routes::paths(&p));
+    let paths = obj(&paths);
+    let schemas: Map<String, Value> = g.0.take_definitions(true).into_iter().collect();
+    obj(&[
+        ("openapi", s("3.1.0")),
+        (
+            "info",
+            obj(&[
+                ("title", s("nlweb-ask")),
+                ("version", s(env!("CARGO_PKG_VERSION"))),
+                (
+                    "description",
+                    s(
+                        "An NLWeb 0.55 /ask endpoint over a product's documentation, with an MCP server (/mcp), llms.txt and /sites. Generated from the protocol types.",
+                    ),
+                ),
+            ]),
+        ),
+        ("paths", paths),
+        (
+            "components",
+            obj(&[
+                ("schemas", Value::Object(schemas)),
+                ("headers", headers()),
+                (
+                    "securitySchemes",
+                    obj(&[(
+                        "bearer",
+                        obj(&[
+                            ("type", s("http")),
+                            ("scheme", s("bearer")),
+                            ("bearerFormat", s("JWT")),
+                            (
+                                "description",
+                                s(
+                                    "With ask.auth optional or required: an RS256 or ES256 JWT from the configured issuer, with the configured audience and scope",
+                                ),
+                            ),
+                        ]),
+                    )]),
+                ),
+            ]),
+        ),
+    ])
+}
