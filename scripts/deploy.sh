@@ -23,7 +23,8 @@
 #   TRANSPORT       buffered (default) or streaming: template.yaml's streaming
 #                   variant (scripts/streaming-template.sh), where every route's
 #                   integration streams and SSE answers go out as written.
-#   ARCH            arm64 (default, Graviton) or x86_64.
+#   ARCH            x86_64 (default) or arm64 (Graviton; the cheaper one with
+#                   RETRIEVER=bm25).
 #   QUERY_ID_SECRET the secret answers' query_ids are signed with (template
 #                   parameter QueryIdSecret, NoEcho); unset draws a new one
 #                   for this deploy, so answers given before it can no
@@ -49,7 +50,7 @@ SETTINGS="${1:-common/global_config.yaml}"
 [ $# -gt 0 ] && shift
 STACK="${STACK:-nlweb-ask}"
 TRANSPORT="${TRANSPORT:-buffered}"
-ARCH="${ARCH:-arm64}"
+ARCH="${ARCH:-x86_64}"
 fail() { echo "deploy: $*" >&2; exit 1; }
 
 # Everything that can be refused is refused before anything is built.

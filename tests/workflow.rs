@@ -224,7 +224,7 @@ fn deploy_passes_only_what_the_team_set() {
         overrides,
         [
             "Transport=buffered",
-            "Architecture=arm64",
+            "Architecture=x86_64",
             "Retriever=\"\"",
             overrides[3],
             "Enabled=\"\"",
