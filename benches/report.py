@@ -431,7 +431,7 @@ def abuse_section(out):
 
 
 def relevance():
-    """The golden-set relevance table, as the gate in build-index/tests/cli.rs prints it."""
+    """The golden-set relevance table, as the gate in build-index/tests/cli/ prints it."""
     out = subprocess.run(
         ["cargo", "test", "--release", "--locked", "-p", "build-index", "--test", "cli",
          "golden_questions_relevance", "--", "--nocapture"],
@@ -440,7 +440,7 @@ def relevance():
     table = [l for l in out.splitlines() if l.startswith("|")]
     typos = [l for l in out.splitlines() if l.startswith("typo correction on")]
     return [
-        "## Relevance on the golden sets (`build-index/tests/cli.rs`)\n",
+        "## Relevance on the golden sets (`build-index/tests/cli/`)\n",
         "Answerable questions only; grades 2 = answers, 1 = partly answers "
         "(`tests/golden/*.jsonl`). Each set is measured with the rules its docs team would set "
         "(`--boost` for `ask.boost`, `--synonyms` for `ask.synonyms`), and without them in the last "

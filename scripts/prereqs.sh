@@ -75,7 +75,7 @@ if [ "$("$ASK_CARGO_TOOLS/bin/cargo-deny" --version 2>/dev/null)" != "cargo-deny
 fi
 export PATH="$ASK_CARGO_TOOLS/bin:$PATH"
 
-# Debian's Chromium for the widget's browser test (tests/e2e.rs drives it
+# Debian's Chromium for the widget's browser test (tests/e2e/ drives it
 # headless over the DevTools protocol). Debian's security archive keeps only
 # the build it last patched, so an exact version stops installing as soon as
 # Debian ships a fix: the archive's current build is installed, and it must be

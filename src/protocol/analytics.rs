@@ -10,8 +10,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The path readers' ratings are sent to.
-pub const FEEDBACK_PATH: &str = "/ask/feedback";
+pub use super::paths::FEEDBACK_PATH;
 
 /// The metric namespace every line reports in.
 pub const NAMESPACE: &str = "nlweb-ask";

@@ -296,7 +296,7 @@ mod tests {
         );
         let f = Failure::MethodNotAllowed {
             method: "DELETE".into(),
-            path: "/ask",
+            path: crate::protocol::paths::NLWEB_ASK_PATH,
             allow: "GET, POST, OPTIONS",
         };
         assert_eq!(f.status(), 405);

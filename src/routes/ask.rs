@@ -249,7 +249,7 @@ fn record(
     started: Instant,
 ) {
     state.analytics.query(&Query {
-        route: "/ask",
+        route: crate::routes::NLWEB_ASK_PATH,
         client: Client::of(&parts.headers),
         request_id: request_id(parts),
         query_id,

@@ -63,12 +63,12 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
         }
         .to_string(),
         endpoints: ConfigEndpoints {
-            ask: at("/ask"),
-            who: at("/who"),
-            mcp: at("/mcp"),
-            sites: at("/sites"),
-            llms_txt: at("/llms.txt"),
-            openapi: at("/openapi.json"),
+            ask: at(crate::routes::NLWEB_ASK_PATH),
+            who: at(crate::routes::WHO_PATH),
+            mcp: at(crate::routes::MCP_PATH),
+            sites: at(crate::routes::SITES_PATH),
+            llms_txt: at(crate::routes::LLMS_PATH),
+            openapi: at(crate::routes::OPENAPI_PATH),
         },
     }
 }

@@ -14,13 +14,7 @@ use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::http::request::Parts;
 
-/// The card's path.
-pub const CARD_PATH: &str = "/mcp/server-card";
-/// The AI Catalog's well-known path (the extension's current draft).
-pub const CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
-/// The MCP catalog path of the extension's earlier drafts: the same
-/// catalog.
-pub const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
+pub use crate::protocol::paths::{CARD_PATH, CATALOG_PATH, MCP_CATALOG_PATH};
 
 /// The docs site's host (`docs.example.com`), if its base URL has one.
 fn docs_host(base_url: &str) -> Option<&str> {

@@ -92,7 +92,7 @@ impl mcp::Asker for Asking<'_> {
         match self.meter {
             Some(m) => m.spend(self.state, extra).inspect_err(|f| {
                 if matches!(f, Failure::RateLimited { .. }) {
-                    self.state.analytics.throttled("/mcp");
+                    self.state.analytics.throttled(crate::routes::MCP_PATH);
                 }
             }),
             // The rate limit layer gives every charged route its meter;
@@ -130,7 +130,7 @@ impl mcp::Asker for Asking<'_> {
             .answer(&parsed, top_k, exchange::deadline(self.parts))
             .await;
         self.state.analytics.query(&Query {
-            route: "/mcp",
+            route: crate::routes::MCP_PATH,
             client: self.client(),
             request_id: request_id(self.parts),
             query_id: &query_id,

@@ -10,7 +10,6 @@
 use axum::routing::{MethodRouter, get, post};
 use lambda_http::http::request::Parts;
 
-use crate::reply::MCP_PATH;
 use crate::state::State;
 
 pub mod ask;
@@ -25,8 +24,10 @@ pub mod sites;
 pub mod who;
 pub mod widget;
 
-/// The RFC 9728 protected-resource metadata path.
-pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+pub use crate::protocol::paths::{
+    CONFIG_PATH, LLMS_PATH, MCP_PATH, NLWEB_ASK_PATH, OPENAPI_PATH, RESOURCE_METADATA_PATH,
+    SITES_PATH, WHO_PATH, WIDGET_PATH,
+};
 
 /// The validator of a GET's answer, if it has one (the function may leave
 /// what it read in the request's extensions for the route, which then
@@ -104,7 +105,7 @@ pub const ROUTES: &[Route] = &[
         methods: "GET, POST, OPTIONS",
         validator: Some(ask::validator as ValidatorFn),
         vary: Some("Accept"),
-        ..plain("/ask", || get(ask::handle).post(ask::handle))
+        ..plain(NLWEB_ASK_PATH, || get(ask::handle).post(ask::handle))
     },
     Route {
         methods: "POST, OPTIONS",
@@ -115,13 +116,13 @@ pub const ROUTES: &[Route] = &[
         checks_origin: true,
         ..plain(MCP_PATH, || post(mcp::handle))
     },
-    plain("/who", || get(who::handle)),
-    plain("/sites", || get(sites::handle)),
-    plain("/config", || get(config::handle)),
-    plain("/llms.txt", || get(llms::handle)),
+    plain(WHO_PATH, || get(who::handle)),
+    plain(SITES_PATH, || get(sites::handle)),
+    plain(CONFIG_PATH, || get(config::handle)),
+    plain(LLMS_PATH, || get(llms::handle)),
     Route {
         guarded: false,
-        ..plain("/openapi.json", || get(openapi::handle))
+        ..plain(OPENAPI_PATH, || get(openapi::handle))
     },
     // The metadata exists only when tokens are read.
     Route {
@@ -147,7 +148,7 @@ pub const ROUTES: &[Route] = &[
     Route {
         guarded: false,
         charged: false,
-        ..plain("/ask/widget.js", || get(widget::handle))
+        ..plain(WIDGET_PATH, || get(widget::handle))
     },
 ];
 

@@ -2,9 +2,7 @@
 
 use ask_index::Analyzer;
 
-use super::read::{Code, Read};
 use super::sentences::{one_line, sentence_score};
-use super::{Kind, Params, Part};
 
 /// Table rows shown with their header, at most.
 pub(super) const TABLE_ROWS: usize = 3;
@@ -90,63 +88,4 @@ pub(super) fn table_markdown(header: &[String], rows: &[Vec<String>]) -> String 
         out.push_str(&line(r));
     }
     out
-}
-
-/// The code or the table that answers, after the lead group of `groups`.
-pub(super) fn answer_blocks(
-    reads: &[Read],
-    groups: &[Vec<(usize, usize, String)>],
-    kind: Kind,
-    lead_score: f32,
-    p: &Params,
-) -> Vec<Part> {
-    // The code or the table that answers: the first code after the lead
-    // sentence in its section (the step it describes), and the code that
-    // scores best, up to `code_blocks`; else the table rows that do.
-    let mut code: Vec<&Code> = Vec::new();
-    if kind.wants_code() {
-        if p.code_follows_lead
-            && let Some(&(s, pos, _)) = groups.first().and_then(|g| g.last())
-            && let Some(c) = reads[s].code.iter().find(|c| c.at > pos)
-        {
-            code.push(c);
-        }
-        let mut scored: Vec<&Code> = reads
-            .iter()
-            .flat_map(|r| &r.code)
-            .filter(|c| c.score > 0.0 && c.score >= lead_score * p.code_share)
-            .collect();
-        scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.source.cmp(&b.source)));
-        for c in scored {
-            if code.len() >= p.code_blocks {
-                break;
-            }
-            if !code.iter().any(|x| std::ptr::eq(*x, c) || x.code == c.code) {
-                code.push(c);
-            }
-        }
-        code.truncate(p.code_blocks);
-    }
-    if code.is_empty() {
-        reads
-            .iter()
-            .enumerate()
-            .flat_map(|(rank, r)| r.tables.iter().map(move |t| (rank, t)))
-            .filter(|(_, (score, _))| *score > 0.0 && *score >= lead_score * p.min_share)
-            .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
-            .map(|(rank, (_, table))| Part::Table {
-                markdown: table.clone(),
-                source: rank,
-            })
-            .into_iter()
-            .collect()
-    } else {
-        code.into_iter()
-            .map(|c| Part::Code {
-                lang: c.lang.clone(),
-                code: c.code.clone(),
-                source: c.source,
-            })
-            .collect()
-    }
 }

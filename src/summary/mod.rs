@@ -31,8 +31,7 @@ mod tests;
 
 use ask_index::Analyzer;
 
-use code::answer_blocks;
-use read::{Candidate, Read, read};
+use read::{Candidate, Read, answer_blocks, read};
 pub use sentences::{
     is_prose, is_summary_sentence, one_line, points_back, sentence_score, sentences,
 };

@@ -7,7 +7,7 @@ against a running `ask` binary, in each of its connection modes:
 - `2026-07-28`: pinned, no probe, every request stateless.
 
 Each lists the tools, calls `ask` for an answer (list and summarize) and for
-NO_RESULTS, and compares the answer with /ask's. Run by tests/e2e.rs with
+NO_RESULTS, and compares the answer with /ask's. Run by tests/e2e/ with
 the /mcp URL and the /ask URL of the same endpoint; prints one line per
 check and exits non-zero on the first failure.
 

@@ -1,7 +1,7 @@
 """Checks the served OpenAPI document with openapi-spec-validator, then
 validates each saved event's response body against the schema the document
 gives for that path, method, status and content type (SSE: each event's data
-against `x-event-schema`). Run by tests/e2e.rs:
+against `x-event-schema`). Run by tests/e2e/:
 
     python3 tests/clients/openapi_check.py OPENAPI_JSON RESPONSES_JSONL EVENTS_DIR
 

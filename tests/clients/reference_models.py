@@ -4,7 +4,7 @@ built with `AskRequest(...).model_dump(by_alias=True, exclude_none=True)`,
 the shape a reference client sends (its defaults included), POSTed to /ask,
 and every JSON response and every SSE frame's document is validated with
 the matching response model, and /who's with WhoResponse. Also: paging with meta.start_num, and a GET
-answer's ETag giving 304. Run by tests/e2e.rs:
+answer's ETag giving 304. Run by tests/e2e/:
 
     python3 tests/clients/reference_models.py ASK_URL
 """
@@ -134,7 +134,7 @@ if len(pages[0]) != 3 or len(pages[1]) != 3 or set(pages[0]) & set(pages[1]):
 
 # A GET answer is the same every time but for its query_id (one issued per
 # answer), and its weak ETag gives 304 with no body (that it costs no token
-# is checked in process, with a clock that stands still: tests/events.rs).
+# is checked in process, with a clock that stands still: tests/events/).
 url = ask_url + "?" + urllib.parse.urlencode({"query": question, "streaming": "false"})
 with urllib.request.urlopen(url) as r:
     etag, first = r.headers["etag"], json.loads(r.read())

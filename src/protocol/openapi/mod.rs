@@ -114,9 +114,9 @@ pub fn document() -> Value {
     let mut g = Schemas::new();
     let p = Parts::new(&mut g);
     let mut paths = vec![
-        ("/ask", ask::path(&p)),
+        (crate::protocol::paths::NLWEB_ASK_PATH, ask::path(&p)),
         (super::analytics::FEEDBACK_PATH, feedback::path(&p)),
-        (crate::reply::MCP_PATH, mcp::path(&p)),
+        (crate::protocol::paths::MCP_PATH, mcp::path(&p)),
     ];
     paths.extend(routes::paths(&p));
     let paths = obj(&paths);

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::shared::{Parts, json, obj, optional_bearer, preflight, s, with_not_modified};
-use crate::routes::RESOURCE_METADATA_PATH;
-use crate::routes::discovery::{CARD_PATH, CATALOG_PATH, MCP_CATALOG_PATH};
+use crate::protocol::paths::RESOURCE_METADATA_PATH;
+use crate::protocol::paths::{CARD_PATH, CATALOG_PATH, MCP_CATALOG_PATH};
 
 /// [`json`] under another media type, with `ETag`; 304 when
 /// `If-None-Match` names it.
@@ -153,7 +153,7 @@ fn discovery(p: &Parts) -> Vec<(&'static str, Value)> {
 fn protected(p: &Parts) -> Vec<(&'static str, Value)> {
     vec![
         (
-            "/llms.txt",
+            crate::protocol::paths::LLMS_PATH,
             get_protected(
                 p,
                 "llmsTxt",
@@ -164,7 +164,7 @@ fn protected(p: &Parts) -> Vec<(&'static str, Value)> {
             ),
         ),
         (
-            "/sites",
+            crate::protocol::paths::SITES_PATH,
             get_protected(
                 p,
                 "sites",
@@ -175,7 +175,7 @@ fn protected(p: &Parts) -> Vec<(&'static str, Value)> {
             ),
         ),
         (
-            "/config",
+            crate::protocol::paths::CONFIG_PATH,
             get_protected(
                 p,
                 "config",
@@ -186,7 +186,7 @@ fn protected(p: &Parts) -> Vec<(&'static str, Value)> {
             ),
         ),
         (
-            "/who",
+            crate::protocol::paths::WHO_PATH,
             get_protected(
                 p,
                 "who",
@@ -216,7 +216,7 @@ fn protected(p: &Parts) -> Vec<(&'static str, Value)> {
 pub(super) fn paths(p: &Parts) -> Vec<(&'static str, Value)> {
     let mut paths = discovery(p);
     paths.push((
-        "/openapi.json",
+        crate::protocol::paths::OPENAPI_PATH,
         get_only(
             p,
             "This document",
@@ -225,7 +225,7 @@ pub(super) fn paths(p: &Parts) -> Vec<(&'static str, Value)> {
     ));
     paths.extend(protected(p));
     paths.push((
-        "/ask/widget.js",
+        crate::protocol::paths::WIDGET_PATH,
         get_route(
             p,
             "The <nlweb-ask> web component for docs sites (an ES module; no rate-limit token spent)",
