@@ -3,6 +3,7 @@ pub mod docs;
 pub mod encoding;
 pub mod event_table;
 pub mod http;
+pub mod model;
 pub mod moto;
 pub mod process;
 pub mod scifact;

@@ -197,3 +197,66 @@ fn is_chinese_char(c: char) -> bool {
             | 0x2F800..=0x2FA1F
     )
 }
+
+#[cfg(test)]
+mod tests {
+    //! The tokenizer's rules on a small vocabulary, without the model (the
+    //! model's own vocabulary is checked against `tokenizers` in
+    //! tests/model.rs when the model is there).
+    use super::*;
+
+    /// `[PAD] [UNK] [CLS] [SEP] [MASK]` are ids 0 to 4; then these words.
+    fn vocab(words: &[&str]) -> WordPiece {
+        let all: Vec<String> = SPECIAL.iter().chain(words).map(|w| w.to_string()).collect();
+        WordPiece::new(&all).unwrap()
+    }
+
+    fn id(vocab_words: &[&str], w: &str) -> u32 {
+        5 + vocab_words.iter().position(|x| *x == w).unwrap() as u32
+    }
+
+    #[test]
+    fn words_are_cleaned_split_lowercased_and_stripped_of_accents() {
+        assert_eq!(words("Héllo, WORLD!"), ["hello", ",", "world", "!"]);
+        assert_eq!(words("a\tb\nc\u{0}d"), ["a", "b", "cd"]);
+        assert_eq!(words("中文 ok"), ["中", "文", "ok"]);
+        assert_eq!(words("café–bar"), ["cafe", "–", "bar"]);
+        assert!(words(" \u{fffd} ").is_empty());
+    }
+
+    #[test]
+    fn pieces_match_greedily_with_hashes_and_unknown_words_are_one_unk() {
+        let w = ["run", "##ning", "##n", "un", "##known", "a"];
+        let t = vocab(&w);
+        let ids = t.encode("Running unknown xyz", 16);
+        assert_eq!(
+            ids,
+            [
+                2,
+                id(&w, "run"),
+                id(&w, "##ning"),
+                id(&w, "un"),
+                id(&w, "##known"),
+                1,
+                3
+            ]
+        );
+        // A word past 100 characters is [UNK], whatever its pieces.
+        let long = "a".repeat(101);
+        assert_eq!(t.encode(&long, 8), [2, 1, 3]);
+    }
+
+    #[test]
+    fn special_tokens_in_the_text_are_their_ids_and_the_length_is_capped() {
+        let w = ["a", "b"];
+        let t = vocab(&w);
+        assert_eq!(
+            t.encode("a [SEP] b", 16),
+            [2, id(&w, "a"), 3, id(&w, "b"), 3]
+        );
+        // At most `max` ids, [CLS] and [SEP] included; never under 2.
+        assert_eq!(t.encode("a a a a a", 4), [2, id(&w, "a"), id(&w, "a"), 3]);
+        assert_eq!(t.encode("a", 0), [2, 3]);
+        assert!(WordPiece::new(&["x".to_string()]).is_err());
+    }
+}

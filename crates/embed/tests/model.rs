@@ -7,21 +7,11 @@ use std::path::PathBuf;
 
 use ask_embed::{Embedder, MINILM_L6, QUERY_TOKENS, SECTION_TOKENS};
 
-/// The model's folder (`ASK_TEST_MODEL_DIR`, set by scripts/test.sh), or
-/// `None` to skip, said out loud (a failure under `ASK_REQUIRE_CORPORA`).
-fn model(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("ASK_TEST_MODEL_DIR").map(PathBuf::from) {
-        Some(d) if d.join("model.safetensors").is_file() => Some(d),
-        _ => {
-            assert!(
-                !std::env::var("ASK_REQUIRE_CORPORA").is_ok_and(|v| v != "0"),
-                "{test}: ASK_TEST_MODEL_DIR does not name the sentence model (scripts/model.sh)"
-            );
-            eprintln!("SKIPPED {test}: no sentence model (ASK_TEST_MODEL_DIR)");
-            None
-        }
-    }
-}
+#[path = "../../../tests/support/model.rs"]
+mod support_model;
+
+/// The model's folder (tests/support/model.rs), or `None` to skip.
+use support_model::model_dir as model;
 
 fn corpora() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora")
