@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::arrays::{Blob, U32s};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A block is closed when the next text would take it past this many bytes
 /// (a longer text is a block of its own).

@@ -9,13 +9,13 @@ use rayon::prelude::*;
 use crate::analyzer::{ANALYZER_ID, Analyzer, Interner, WordHash};
 use crate::arrays::{F32s, U32s};
 use crate::compact::{varint_len, write_varint};
+use crate::error::{Error, Result};
 use crate::hash::fnv1a64;
 use crate::index::{
     B, BuildMeta, BuildOptions, Index, IndexData, K1, PageInput, SectionInput, Weights, impact,
     quantize,
 };
 use crate::typo::{WordSet, plain_words};
-use crate::{Error, Result};
 
 /// Weighted term frequencies and length of one section: the definition the
 /// builder uses, exposed so tests can score by brute force.

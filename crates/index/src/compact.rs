@@ -4,7 +4,7 @@
 //! in the `index` module); and the deflated dictionaries and offsets.
 
 use crate::arrays::U32s;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Appends `v` as a LEB128 varint.
 pub(crate) fn push_varint(out: &mut Vec<u8>, mut v: u32) {

@@ -24,8 +24,8 @@
 //! still read, with no settings).
 
 use crate::analyzer::ANALYZER_ID;
+use crate::error::{Error, Result};
 use crate::index::{BuildMeta, Index, IndexData};
-use crate::{Error, Result};
 
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";

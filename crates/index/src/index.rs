@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::analyzer::Analyzer;
 use crate::arrays::{F32s, U32s};
+use crate::error::{Error, Result};
 pub use crate::hash::fnv1a64;
 use crate::hash::{hash_table, lookup};
 pub use crate::topk::Hit;
 use crate::topk::{Scratch, TopK, best_first, top_dense};
-use crate::{Error, Result};
 
 /// BM25 term-frequency saturation.
 pub const K1: f32 = 1.2;
