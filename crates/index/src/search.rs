@@ -170,7 +170,7 @@ pub fn find(
             corrections: Vec::new(),
         }
     } else {
-        let c = index.correct(analyzer, query);
+        let c = crate::typo::correct(index, analyzer, query);
         if !c.corrections.is_empty() {
             question = analyzer.analyze(&c.query);
         }

@@ -354,150 +354,151 @@ impl<'w> Typed<'w> {
     }
 }
 
-impl Index {
-    /// Number of sections that contain `term`.
-    pub fn doc_freq(&self, term: &str) -> u32 {
-        let Some(id) = self.term_id(term) else {
-            return 0;
+/// Number of sections that contain `term`.
+pub fn doc_freq(index: &Index, term: &str) -> u32 {
+    let Some(id) = index.term_id(term) else {
+        return 0;
+    };
+    index.data.postings_of(id as usize).len() as u32
+}
+
+/// The docs' word closest to `word` (lower-case ASCII), by the rules
+/// above; `None` when no word is within reach.
+pub fn closest_word(index: &Index, analyzer: &Analyzer, word: &str) -> Option<String> {
+    let max = max_typos(word.len());
+    if max == 0 {
+        return None;
+    }
+    let d = &index.data;
+    let first = word.as_bytes()[0];
+    let lookup = index
+        .word_lookup
+        .get_or_init(|| WordLookup::new(d.words.get().len(), |i| d.word(i)));
+    // The words within reach, by length. Within one typo, only words
+    // with the same first letter (another first letter counts two);
+    // within two, also the words one edit at the front away (another
+    // first letter, then nothing else changed), which are few enough to
+    // look up one by one.
+    let same_first = (word.len() - max..=word.len() + max).map(|len| lookup.words(len, first));
+    let mut front: Vec<usize> = Vec::new();
+    if max == 2 {
+        let w = word.as_bytes();
+        // Same first letter: already among `same_first`.
+        let mut add = |i: usize| {
+            if d.word(i).as_bytes().first() != Some(&first) {
+                front.push(i);
+            }
         };
-        self.data.postings_of(id as usize).len() as u32
+        // The first letter left out, or swapped with the second.
+        let mut swapped = w.to_vec();
+        swapped.swap(0, 1);
+        for cand in [&w[1..], &swapped[..]] {
+            if let Some(i) = index.word_index(cand) {
+                add(i);
+            }
+        }
+        // Another first letter, or one more in front.
+        for rest in [&w[1..], w] {
+            let key = |i: usize| rest_of(d.word(i));
+            crate::hash::lookup_all(&lookup.by_rest, rest, key, &mut add);
+        }
     }
+    let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
+    let typed = Typed::new(word.as_bytes())?;
+    let mask = letters(word);
+    let masks = &lookup.letters;
+    // The words the summary cannot refuse, a range at a time without a
+    // branch per word: each is written, and kept by moving on.
+    let mut near: Vec<usize> = Vec::new();
+    for range in same_first {
+        let mut kept = near.len();
+        near.resize(kept + range.len(), 0);
+        for (i, &m) in range.clone().zip(&masks[range]) {
+            near[kept] = i;
+            kept += usize::from(may_be_within(m, mask, max));
+        }
+        near.truncate(kept);
+    }
+    near.extend(
+        front
+            .into_iter()
+            .filter(|&i| may_be_within(masks[i], mask, max)),
+    );
+    for i in near {
+        let w = d.word(i);
+        let Some(d) = typed.typos(w.as_bytes(), max) else {
+            continue;
+        };
+        if best.is_some_and(|(bd, ..)| d > bd) {
+            continue;
+        }
+        let df = analyzer
+            .analyze(w)
+            .first()
+            .map_or(0, |t| doc_freq(index, t));
+        if df == 0 {
+            continue;
+        }
+        // Fewest typos; then a word one letter longer than the typed one
+        // (a letter left out is the commonest slip: "workr" is "worker"
+        // before "works"); then the most sections; then the first.
+        let key = (d, w.len() <= word.len(), std::cmp::Reverse(df), w);
+        if best.as_ref().is_none_or(|b| key < *b) {
+            best = Some(key);
+        }
+    }
+    best.map(|(_, _, _, w)| w.to_string())
+}
 
-    /// The docs' word closest to `word` (lower-case ASCII), by the rules
-    /// above; `None` when no word is within reach.
-    pub fn closest_word(&self, analyzer: &Analyzer, word: &str) -> Option<String> {
-        let max = max_typos(word.len());
-        if max == 0 {
-            return None;
+/// `query` with each word the index does not contain replaced by the
+/// docs' closest word, where there is one (see the module rules).
+pub fn correct(index: &Index, analyzer: &Analyzer, query: &str) -> Corrected {
+    let mut out = String::with_capacity(query.len());
+    let mut corrections = Vec::new();
+    let mut rest = query;
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let chunk = &rest[..end];
+        rest = &rest[end..];
+        let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        let fixed = correct_word(index, analyzer, core);
+        match fixed {
+            Some(to) => {
+                let at = chunk.find(core).unwrap_or(0);
+                out.push_str(&chunk[..at]);
+                out.push_str(&to);
+                out.push_str(&chunk[at + core.len()..]);
+                corrections.push(Correction {
+                    from: core.to_string(),
+                    to,
+                });
+            }
+            None => out.push_str(chunk),
         }
-        let d = &self.data;
-        let first = word.as_bytes()[0];
-        let lookup = self
-            .word_lookup
-            .get_or_init(|| WordLookup::new(d.words.get().len(), |i| d.word(i)));
-        // The words within reach, by length. Within one typo, only words
-        // with the same first letter (another first letter counts two);
-        // within two, also the words one edit at the front away (another
-        // first letter, then nothing else changed), which are few enough to
-        // look up one by one.
-        let same_first = (word.len() - max..=word.len() + max).map(|len| lookup.words(len, first));
-        let mut front: Vec<usize> = Vec::new();
-        if max == 2 {
-            let w = word.as_bytes();
-            // Same first letter: already among `same_first`.
-            let mut add = |i: usize| {
-                if d.word(i).as_bytes().first() != Some(&first) {
-                    front.push(i);
-                }
-            };
-            // The first letter left out, or swapped with the second.
-            let mut swapped = w.to_vec();
-            swapped.swap(0, 1);
-            for cand in [&w[1..], &swapped[..]] {
-                if let Some(i) = self.word_index(cand) {
-                    add(i);
-                }
-            }
-            // Another first letter, or one more in front.
-            for rest in [&w[1..], w] {
-                let key = |i: usize| rest_of(d.word(i));
-                crate::hash::lookup_all(&lookup.by_rest, rest, key, &mut add);
-            }
-        }
-        let mut best: Option<(usize, bool, std::cmp::Reverse<u32>, &str)> = None;
-        let typed = Typed::new(word.as_bytes())?;
-        let mask = letters(word);
-        let masks = &lookup.letters;
-        // The words the summary cannot refuse, a range at a time without a
-        // branch per word: each is written, and kept by moving on.
-        let mut near: Vec<usize> = Vec::new();
-        for range in same_first {
-            let mut kept = near.len();
-            near.resize(kept + range.len(), 0);
-            for (i, &m) in range.clone().zip(&masks[range]) {
-                near[kept] = i;
-                kept += usize::from(may_be_within(m, mask, max));
-            }
-            near.truncate(kept);
-        }
-        near.extend(
-            front
-                .into_iter()
-                .filter(|&i| may_be_within(masks[i], mask, max)),
-        );
-        for i in near {
-            let w = d.word(i);
-            let Some(d) = typed.typos(w.as_bytes(), max) else {
-                continue;
-            };
-            if best.is_some_and(|(bd, ..)| d > bd) {
-                continue;
-            }
-            let df = analyzer.analyze(w).first().map_or(0, |t| self.doc_freq(t));
-            if df == 0 {
-                continue;
-            }
-            // Fewest typos; then a word one letter longer than the typed one
-            // (a letter left out is the commonest slip: "workr" is "worker"
-            // before "works"); then the most sections; then the first.
-            let key = (d, w.len() <= word.len(), std::cmp::Reverse(df), w);
-            if best.as_ref().is_none_or(|b| key < *b) {
-                best = Some(key);
-            }
-        }
-        best.map(|(_, _, _, w)| w.to_string())
     }
+    out.push_str(rest);
+    Corrected {
+        query: out,
+        corrections,
+    }
+}
 
-    /// `query` with each word the index does not contain replaced by the
-    /// docs' closest word, where there is one (see the module rules).
-    pub fn correct(&self, analyzer: &Analyzer, query: &str) -> Corrected {
-        let mut out = String::with_capacity(query.len());
-        let mut corrections = Vec::new();
-        let mut rest = query;
-        while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-            out.push_str(&rest[..start]);
-            rest = &rest[start..];
-            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            let chunk = &rest[..end];
-            rest = &rest[end..];
-            let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
-            let fixed = self.correct_word(analyzer, core);
-            match fixed {
-                Some(to) => {
-                    let at = chunk.find(core).unwrap_or(0);
-                    out.push_str(&chunk[..at]);
-                    out.push_str(&to);
-                    out.push_str(&chunk[at + core.len()..]);
-                    corrections.push(Correction {
-                        from: core.to_string(),
-                        to,
-                    });
-                }
-                None => out.push_str(chunk),
-            }
-        }
-        out.push_str(rest);
-        Corrected {
-            query: out,
-            corrections,
-        }
+fn correct_word(index: &Index, analyzer: &Analyzer, core: &str) -> Option<String> {
+    if core.is_empty() || is_identifier(core) {
+        return None;
     }
-
-    fn correct_word(&self, analyzer: &Analyzer, core: &str) -> Option<String> {
-        if core.is_empty() || is_identifier(core) {
-            return None;
-        }
-        let word = plain_word(core)?;
-        let (mut any, mut known) = (false, false);
-        analyzer.for_each_term(&word, |t| {
-            any = true;
-            known |= self.doc_freq(t) > 0;
-        });
-        if !any || known {
-            return None;
-        }
-        self.closest_word(analyzer, &word)
+    let word = plain_word(core)?;
+    let (mut any, mut known) = (false, false);
+    analyzer.for_each_term(&word, |t| {
+        any = true;
+        known |= doc_freq(index, t) > 0;
+    });
+    if !any || known {
+        return None;
     }
+    closest_word(index, analyzer, &word)
 }
 
 #[cfg(test)]
@@ -614,7 +615,7 @@ mod tests {
         idx.data.validate(&idx.meta).unwrap();
         assert!(first_end > 0);
         for typed in ["buckte", "requestss", "tokenbuckte"] {
-            let _ = idx.closest_word(&a, typed);
+            let _ = closest_word(&idx, &a, typed);
         }
     }
 
