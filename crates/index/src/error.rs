@@ -11,13 +11,14 @@ pub enum Error {
     BadMagic,
     /// Written by another format version.
     #[error(
-        "index format version {found}, this build reads versions {} to {expected}; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`, or `--upload s3://BUCKET/KEY`) and deploy the new file",
-        crate::format::OLDEST_READABLE
+        "index format version {found}, this build reads versions {oldest} to {expected}; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`, or `--upload s3://BUCKET/KEY`) and deploy the new file"
     )]
     Version {
         /// Version in the file.
         found: u32,
-        /// Version this build reads.
+        /// The oldest version this build reads.
+        oldest: u32,
+        /// Version this build writes (the newest it reads).
         expected: u32,
     },
     /// Shorter than its header says.

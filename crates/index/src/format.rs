@@ -100,6 +100,7 @@ fn layout(bytes: &[u8]) -> Result<(Layout, u32)> {
     if !(OLDEST_READABLE..=FORMAT_VERSION).contains(&version) {
         return Err(Error::Version {
             found: version,
+            oldest: OLDEST_READABLE,
             expected: FORMAT_VERSION,
         });
     }
