@@ -15,7 +15,7 @@ use crate::answer;
 use crate::config::Config;
 use crate::protocol::Failure;
 use crate::protocol::response::{Echo, Site, SitesDocument};
-use crate::protocol::{self, AskRequest, wire};
+use crate::protocol::{AskRequest, wire};
 use crate::rate_limit::RateLimiter;
 
 /// Everything built once per cold start and shared by all requests: a
@@ -148,7 +148,7 @@ impl State {
             index,
             clock,
             base_url,
-            openapi: protocol::openapi::document(),
+            openapi: crate::routes::openapi_document(),
             generator: None,
             limits,
             analytics: crate::analytics::Analytics::new(config_log_queries),

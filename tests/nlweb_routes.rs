@@ -327,7 +327,7 @@ fn the_template_routes_every_path_the_handler_serves() {
         .collect();
     in_template.sort();
     in_template.dedup();
-    let openapi = nlweb_ask::protocol::openapi::document();
+    let openapi = nlweb_ask::routes::openapi_document();
     let mut served: Vec<&str> = openapi["paths"]
         .as_object()
         .unwrap()
@@ -339,8 +339,9 @@ fn the_template_routes_every_path_the_handler_serves() {
 }
 
 /// The router serves exactly the methods the layers' route table names
-/// (preflights and `Allow` come from the table): every route, every
-/// method, with auth on so that the RFC 9728 metadata is a route too.
+/// (preflights and `Allow` come from the table), and the OpenAPI document
+/// describes exactly those: every route, every method, with auth on so
+/// that the RFC 9728 metadata is a route too.
 #[test]
 fn the_router_and_the_route_table_agree() {
     let s = state(
@@ -351,7 +352,30 @@ fn the_router_and_the_route_table_agree() {
     );
     let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();
     let base: Value = serde_json::from_str(&text).unwrap();
+    let openapi = nlweb_ask::routes::openapi_document();
+    let documented: Vec<&str> = openapi["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let table: Vec<&str> = nlweb_ask::routes::ROUTES.iter().map(|r| r.path).collect();
+    assert_eq!(
+        documented, table,
+        "the OpenAPI paths are the table's, in order"
+    );
     for route in nlweb_ask::routes::ROUTES {
+        // The OpenAPI path item documents exactly the methods it takes.
+        let mut operations: Vec<String> = openapi["paths"][route.path]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|m| m.to_uppercase())
+            .collect();
+        operations.sort();
+        let mut methods: Vec<&str> = route.methods.split(", ").collect();
+        methods.sort();
+        assert_eq!(operations, methods, "{}", route.path);
         for method in ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
             let mut v = base.clone();
             v["rawPath"] = json!(route.path);

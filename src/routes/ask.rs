@@ -1,5 +1,7 @@
 //! `/ask`: the NLWeb question, answered as JSON or SSE.
 
+pub mod openapi;
+
 use std::time::Instant;
 
 use axum::body::to_bytes;

@@ -5,10 +5,12 @@ use axum::response::Response;
 use lambda_http::http::request::Parts;
 
 use super::RESOURCE_METADATA_PATH;
+use crate::protocol::openapi::{self as oa, get_protected, json};
 use crate::protocol::response::ResponseFormat;
 use crate::protocol::{self, Mode};
 use crate::reply;
 use crate::state::{State, api_base_url};
+use serde_json::Value;
 
 /// GET `/config`.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
@@ -71,4 +73,16 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
             openapi: at(crate::routes::OPENAPI_PATH),
         },
     }
+}
+
+/// The OpenAPI path item.
+pub fn fragment(p: &oa::Parts) -> Value {
+    get_protected(
+        p,
+        "config",
+        "The public settings an agent may read: protocol version, modes, formats, limits, rate limit, auth, the endpoints",
+        json("Settings", p.config.clone(), &[]),
+        vec![],
+        vec![],
+    )
 }

@@ -8,6 +8,7 @@ use crate::protocol::discovery::{
     CARD_SCHEMA, Catalog, CatalogEntry, HeaderInput, Remote, ServerCard,
 };
 use crate::protocol::mcp::ALL_VERSIONS;
+use crate::protocol::openapi::{self as oa, get_validated, typed};
 use crate::state::{State, api_base_url};
 use axum::body::Body;
 use axum::extract::{Request, State as Ctx};
@@ -165,6 +166,45 @@ fn document(content_type: &str, body: String) -> Response {
         .header("cache-control", CACHE)
         .body(Body::from(body))
         .expect("valid response")
+}
+
+/// The server card's OpenAPI path item.
+pub fn card_fragment(p: &oa::Parts) -> serde_json::Value {
+    get_validated(
+        p,
+        "The MCP server card (Server Card extension, SEP-2127, draft): name, version, title, description and where /mcp answers, with the revisions it serves; public for an hour, ETag",
+        typed(
+            "Server card",
+            "application/mcp-server-card+json",
+            p.server_card.clone(),
+        ),
+    )
+}
+
+/// The AI Catalog's OpenAPI path item.
+pub fn catalog_fragment(p: &oa::Parts) -> serde_json::Value {
+    get_validated(
+        p,
+        "The domain's AI Catalog, whose entry points at the server card; public for an hour, ETag",
+        typed(
+            "AI Catalog",
+            "application/ai-catalog+json",
+            p.catalog.clone(),
+        ),
+    )
+}
+
+/// The earlier drafts' catalog path's OpenAPI path item.
+pub fn mcp_catalog_fragment(p: &oa::Parts) -> serde_json::Value {
+    get_validated(
+        p,
+        "The same catalog, at the path of the Server Card extension's earlier drafts",
+        typed(
+            "AI Catalog",
+            "application/ai-catalog+json",
+            p.mcp_catalog.clone(),
+        ),
+    )
 }
 
 #[cfg(test)]

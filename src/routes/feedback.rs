@@ -5,6 +5,8 @@
 //! (`crate::query_id`). 204, or 400 with the failure document when the
 //! body is not a JSON rating or its id cannot be rated.
 
+pub mod openapi;
+
 use axum::body::to_bytes;
 use axum::extract::{Request, State as Ctx};
 use axum::response::Response;

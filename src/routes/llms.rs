@@ -4,7 +4,9 @@ use axum::body::Body;
 use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 
+use crate::protocol::openapi::{Parts, get_protected, text};
 use crate::state::{State, api_base_url};
+use serde_json::Value;
 
 /// GET `/llms.txt`.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
@@ -19,4 +21,16 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
             &api_base_url(&state, &parts),
         )))
         .expect("valid response")
+}
+
+/// The OpenAPI path item.
+pub fn fragment(p: &Parts) -> Value {
+    get_protected(
+        p,
+        "llmsTxt",
+        "The docs' page list and these endpoints, in the llms.txt format, from the index",
+        text("llms.txt", "text/plain"),
+        vec![],
+        vec![],
+    )
 }

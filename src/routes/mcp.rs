@@ -2,6 +2,8 @@
 //! the `/ask` parser and retrieval, and whose batches spend a token a
 //! request from the caller's bucket.
 
+pub mod openapi;
+
 use axum::body::to_bytes;
 use axum::extract::{Request, State as Ctx};
 use axum::response::Response;

@@ -10,6 +10,7 @@
 use axum::routing::{MethodRouter, get, post};
 use lambda_http::http::request::Parts;
 
+use crate::protocol::openapi::Fragment;
 use crate::state::State;
 
 pub mod ask;
@@ -42,6 +43,8 @@ pub struct Route {
     pub methods: &'static str,
     /// Its handlers, one a method.
     pub serve: fn() -> MethodRouter<State>,
+    /// Its OpenAPI path item (`/openapi.json` is these, in this order).
+    pub openapi: Fragment,
     /// Served only when this says so of the state (`None`: always).
     pub when: Option<fn(&State) -> bool>,
     /// It reveals the docs or the settings: `ask.auth` applies.
@@ -67,11 +70,12 @@ pub struct Route {
 }
 
 /// A public GET route with no validator: what most routes are.
-const fn plain(path: &'static str, serve: fn() -> MethodRouter<State>) -> Route {
+const fn plain(path: &'static str, serve: fn() -> MethodRouter<State>, openapi: Fragment) -> Route {
     Route {
         path,
         methods: "GET, OPTIONS",
         serve,
+        openapi,
         when: None,
         guarded: true,
         charged: true,
@@ -87,6 +91,7 @@ const fn plain(path: &'static str, serve: fn() -> MethodRouter<State>) -> Route 
 const fn discovery(
     path: &'static str,
     serve: fn() -> MethodRouter<State>,
+    openapi: Fragment,
     validator: ValidatorFn,
 ) -> Route {
     Route {
@@ -94,7 +99,7 @@ const fn discovery(
         validator: Some(validator),
         cache: Some(discovery::CACHE),
         any_origin: true,
-        ..plain(path, serve)
+        ..plain(path, serve, openapi)
     }
 }
 
@@ -105,56 +110,77 @@ pub const ROUTES: &[Route] = &[
         methods: "GET, POST, OPTIONS",
         validator: Some(ask::validator as ValidatorFn),
         vary: Some("Accept"),
-        ..plain(NLWEB_ASK_PATH, || get(ask::handle).post(ask::handle))
+        ..plain(
+            NLWEB_ASK_PATH,
+            || get(ask::handle).post(ask::handle),
+            ask::openapi::fragment,
+        )
     },
     Route {
         methods: "POST, OPTIONS",
-        ..plain(feedback::PATH, || post(feedback::handle))
+        ..plain(
+            feedback::PATH,
+            || post(feedback::handle),
+            feedback::openapi::fragment,
+        )
     },
     Route {
         methods: "POST, OPTIONS",
         checks_origin: true,
-        ..plain(MCP_PATH, || post(mcp::handle))
+        ..plain(MCP_PATH, || post(mcp::handle), mcp::openapi::fragment)
     },
-    plain(WHO_PATH, || get(who::handle)),
-    plain(SITES_PATH, || get(sites::handle)),
-    plain(CONFIG_PATH, || get(config::handle)),
-    plain(LLMS_PATH, || get(llms::handle)),
+    plain(WHO_PATH, || get(who::handle), who::fragment),
+    plain(SITES_PATH, || get(sites::handle), sites::fragment),
+    plain(CONFIG_PATH, || get(config::handle), config::fragment),
+    plain(LLMS_PATH, || get(llms::handle), llms::fragment),
     Route {
         guarded: false,
-        ..plain(OPENAPI_PATH, || get(openapi::handle))
+        ..plain(OPENAPI_PATH, || get(openapi::handle), openapi::fragment)
     },
     // The metadata exists only when tokens are read.
     Route {
         guarded: false,
         when: Some(|s: &State| s.auth.mode() != crate::auth::Mode::Off),
-        ..plain(RESOURCE_METADATA_PATH, || get(metadata::handle))
+        ..plain(
+            RESOURCE_METADATA_PATH,
+            || get(metadata::handle),
+            metadata::fragment,
+        )
     },
     discovery(
         discovery::CARD_PATH,
         || get(discovery::card_handle),
+        discovery::card_fragment,
         discovery::card_validator,
     ),
     discovery(
         discovery::CATALOG_PATH,
         || get(discovery::catalog_handle),
+        discovery::catalog_fragment,
         discovery::catalog_validator,
     ),
     discovery(
         discovery::MCP_CATALOG_PATH,
         || get(discovery::catalog_handle),
+        discovery::mcp_catalog_fragment,
         discovery::catalog_validator,
     ),
     Route {
         guarded: false,
         charged: false,
-        ..plain(WIDGET_PATH, || get(widget::handle))
+        ..plain(WIDGET_PATH, || get(widget::handle), widget::fragment)
     },
 ];
 
 /// The route at `path` (stage and trailing slash already gone).
 pub fn of(path: &str) -> Option<&'static Route> {
     ROUTES.iter().find(|r| r.path == path)
+}
+
+/// The OpenAPI document of every route in [`ROUTES`] (the RFC 9728
+/// metadata among them, which is served only while `ask.auth` is on).
+pub fn openapi_document() -> serde_json::Value {
+    crate::protocol::openapi::document(ROUTES.iter().map(|r| (r.path, r.openapi)))
 }
 
 /// The routes `state` serves: [`ROUTES`], less those whose `when` says no.

@@ -5,12 +5,14 @@ use axum::response::Response;
 use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
 
+use crate::protocol::openapi::{self as oa, get_protected, json, obj, s};
 use crate::protocol::response::{
     ResourceType, WebSiteType, WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
 };
 use crate::protocol::{self, RawRequest};
 use crate::reply;
 use crate::state::{State, api_base_url};
+use serde_json::Value;
 
 /// `GET /who?query=…`: whether this site answers the question, by the same
 /// retrieval and confidence rule as `/ask`, with its best page. Only the
@@ -109,5 +111,30 @@ async fn who(state: &State, req: &Parts) -> Response {
                 },
             }],
         },
+    )
+}
+
+/// The OpenAPI path item.
+pub fn fragment(p: &oa::Parts) -> Value {
+    get_protected(
+        p,
+        "who",
+        "Whether this site answers a question: relevant, a score from 0 to 1 (the /ask answer's confidence) and the best page; JSON whatever streaming says",
+        json("The site's relevance", p.who.clone(), &[]),
+        vec![obj(&[
+            ("name", s("query")),
+            ("in", s("query")),
+            ("required", Value::Bool(true)),
+            ("description", s("The question (also `q` or `text`)")),
+            ("schema", obj(&[("type", s("string"))])),
+        ])],
+        vec![(
+            "400",
+            json(
+                "INVALID_QUERY: missing, empty or too long",
+                p.failure.clone(),
+                &[],
+            ),
+        )],
     )
 }

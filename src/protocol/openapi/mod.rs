@@ -1,17 +1,19 @@
 //! What does the API look like to a client generator? The OpenAPI 3.1
 //! document of every route, generated from the protocol types (their
-//! schemars schemas), so it cannot drift from what the code sends.
+//! schemars schemas), so it cannot drift from what the code sends. Each
+//! route's path item is a [`Fragment`] beside its handler
+//! (`crate::routes`, whose table hands them to [`document`]); this module
+//! holds the pieces they are built from and the document around them.
 
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
-use shared::{Parts, obj, s};
-
-mod ask;
-mod feedback;
-mod mcp;
-mod routes;
 mod shared;
+
+pub use shared::*;
+
+/// A route's OpenAPI path item, built from the document's schemas.
+pub type Fragment = fn(&Parts) -> Value;
 
 /// Schemas collected into `components/schemas`, referred to by `$ref`.
 struct Schemas(schemars::SchemaGenerator);
@@ -109,16 +111,14 @@ fn headers() -> Value {
     ])
 }
 
-/// The OpenAPI 3.1 document.
-pub fn document() -> Value {
+/// The OpenAPI 3.1 document of `routes` (each a path and its fragment).
+pub fn document(routes: impl IntoIterator<Item = (&'static str, Fragment)>) -> Value {
     let mut g = Schemas::new();
     let p = Parts::new(&mut g);
-    let mut paths = vec![
-        (crate::protocol::paths::NLWEB_ASK_PATH, ask::path(&p)),
-        (super::analytics::FEEDBACK_PATH, feedback::path(&p)),
-        (crate::protocol::paths::MCP_PATH, mcp::path(&p)),
-    ];
-    paths.extend(routes::paths(&p));
+    let paths: Vec<(&str, Value)> = routes
+        .into_iter()
+        .map(|(path, fragment)| (path, fragment(&p)))
+        .collect();
     let paths = obj(&paths);
     let schemas: Map<String, Value> = g.0.take_definitions(true).into_iter().collect();
     obj(&[

@@ -14,7 +14,8 @@ use crate::protocol::response::{
 };
 use crate::protocol::settings::ConfigDocument;
 
-pub(super) fn obj(pairs: &[(&str, Value)]) -> Value {
+/// A JSON object of `pairs`, in order.
+pub fn obj(pairs: &[(&str, Value)]) -> Value {
     Value::Object(
         pairs
             .iter()
@@ -23,16 +24,18 @@ pub(super) fn obj(pairs: &[(&str, Value)]) -> Value {
     )
 }
 
-pub(super) fn s(text: &str) -> Value {
+/// A JSON string.
+pub fn s(text: &str) -> Value {
     Value::String(text.to_string())
 }
 
-pub(super) fn header_ref(name: &str) -> Value {
+/// A `$ref` to the header `name` of `components/headers`.
+pub fn header_ref(name: &str) -> Value {
     obj(&[("$ref", s(&format!("#/components/headers/{name}")))])
 }
 
 /// A response with a JSON body of `schema` and the rate-limit headers.
-pub(super) fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
+pub fn json(description: &str, schema: Value, extra_headers: &[&str]) -> Value {
     let mut headers = Map::new();
     for h in ["RateLimit-Policy", "RateLimit"]
         .iter()
@@ -51,12 +54,12 @@ pub(super) fn json(description: &str, schema: Value, extra_headers: &[&str]) -> 
 }
 
 /// Anonymous, or a bearer token (which `ask.auth` makes required or not).
-pub(super) fn optional_bearer() -> Value {
+pub fn optional_bearer() -> Value {
     Value::Array(vec![obj(&[]), obj(&[("bearer", Value::Array(vec![]))])])
 }
 
 /// GET `/ask`'s responses: those of POST, and 304.
-pub(super) fn with_not_modified(mut responses: Value) -> Value {
+pub fn with_not_modified(mut responses: Value) -> Value {
     if let Some(o) = responses.as_object_mut() {
         o.insert(
             "304".into(),
@@ -78,7 +81,8 @@ pub(super) fn with_not_modified(mut responses: Value) -> Value {
     responses
 }
 
-pub(super) fn preflight() -> Value {
+/// The `options` operation every route has: the CORS preflight.
+pub fn preflight() -> Value {
     obj(&[
         ("summary", s("CORS preflight")),
         (
@@ -91,24 +95,139 @@ pub(super) fn preflight() -> Value {
     ])
 }
 
+/// [`json`] under another media type, with `ETag`; 304 when
+/// `If-None-Match` names it.
+pub fn typed(description: &str, mime: &str, schema: Value) -> Value {
+    let mut r = json(description, schema.clone(), &["ETag"]);
+    r["content"] = obj(&[(mime, obj(&[("schema", schema)]))]);
+    r
+}
+
+/// A GET route (and its preflight): `ok`, or switched off, or the wrong
+/// method, or (when it spends a token) rate-limited.
+pub fn get_route(p: &Parts, summary: &str, ok: Value, spends_token: bool) -> Value {
+    let mut responses = vec![
+        ("200", ok),
+        ("404", json("Switched off", p.not_found.clone(), &[])),
+        (
+            "405",
+            json("METHOD_NOT_ALLOWED", p.failure.clone(), &["Allow"]),
+        ),
+    ];
+    if spends_token {
+        responses.push((
+            "429",
+            json("RATE_LIMITED", p.failure.clone(), &["Retry-After"]),
+        ));
+    }
+    obj(&[
+        (
+            "get",
+            obj(&[("summary", s(summary)), ("responses", obj(&responses))]),
+        ),
+        ("options", preflight()),
+    ])
+}
+
+/// A GET route that spends a token, with no validator.
+pub fn get_only(p: &Parts, summary: &str, ok: Value) -> Value {
+    get_route(p, summary, ok, true)
+}
+
+/// A public GET with a validator: 304 for a matching If-None-Match.
+pub fn get_validated(p: &Parts, summary: &str, ok: Value) -> Value {
+    let mut route = get_only(p, summary, ok);
+    route["get"]["responses"] = with_not_modified(route["get"]["responses"].take());
+    route
+}
+
+/// A GET route that takes a bearer token as /ask does (ask.auth), with
+/// `parameters` and the statuses beyond get_only's.
+pub fn get_protected(
+    p: &Parts,
+    id: &str,
+    summary: &str,
+    ok: Value,
+    parameters: Vec<Value>,
+    more: Vec<(&str, Value)>,
+) -> Value {
+    let mut route = get_only(p, summary, ok);
+    let get = &mut route["get"];
+    get["operationId"] = s(id);
+    get["security"] = optional_bearer();
+    if !parameters.is_empty() {
+        get["parameters"] = Value::Array(parameters);
+    }
+    for (status, response) in [
+        (
+            "401",
+            json(
+                "UNAUTHORIZED (ask.auth on)",
+                p.failure.clone(),
+                &["WWW-Authenticate"],
+            ),
+        ),
+        (
+            "403",
+            json(
+                "FORBIDDEN (ask.auth on)",
+                p.failure.clone(),
+                &["WWW-Authenticate"],
+            ),
+        ),
+    ]
+    .into_iter()
+    .chain(more)
+    {
+        get["responses"][status] = response;
+    }
+    route
+}
+
+/// A 200 whose body is text of `mime`.
+pub fn text(description: &str, mime: &str) -> Value {
+    obj(&[
+        ("description", s(description)),
+        (
+            "content",
+            obj(&[(mime, obj(&[("schema", obj(&[("type", s("string"))]))]))]),
+        ),
+    ])
+}
+
 /// The schemas the paths refer to, generated once, in the order the
 /// document has always asked for them.
-pub(super) struct Parts {
-    pub(super) failure: Value,
-    pub(super) not_found: Value,
-    pub(super) answer: Value,
-    pub(super) event: Value,
-    pub(super) body: Value,
-    pub(super) mcp_message: Value,
-    pub(super) mcp_response: Value,
-    pub(super) sites: Value,
-    pub(super) resource_metadata: Value,
-    pub(super) config: Value,
-    pub(super) who: Value,
-    pub(super) feedback_body: Value,
-    pub(super) server_card: Value,
-    pub(super) catalog: Value,
-    pub(super) mcp_catalog: Value,
+pub struct Parts {
+    /// The failure document.
+    pub failure: Value,
+    /// The 404 of the off switch.
+    pub not_found: Value,
+    /// The /ask answer.
+    pub answer: Value,
+    /// An SSE event: named, or the older in-band header.
+    pub event: Value,
+    /// The POST /ask body.
+    pub body: Value,
+    /// A JSON-RPC message to /mcp.
+    pub mcp_message: Value,
+    /// A JSON-RPC response from /mcp.
+    pub mcp_response: Value,
+    /// The /sites document.
+    pub sites: Value,
+    /// RFC 9728 protected-resource metadata.
+    pub resource_metadata: Value,
+    /// The /config document.
+    pub config: Value,
+    /// The /who document.
+    pub who: Value,
+    /// The POST /ask/feedback body.
+    pub feedback_body: Value,
+    /// The MCP server card.
+    pub server_card: Value,
+    /// The AI Catalog.
+    pub catalog: Value,
+    /// The AI Catalog at its earlier path.
+    pub mcp_catalog: Value,
 }
 
 impl Parts {

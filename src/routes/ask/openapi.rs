@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::shared::{
+use crate::protocol::openapi::{
     Parts, header_ref, json, obj, optional_bearer, preflight, s, with_not_modified,
 };
 use crate::protocol::request::UrlParams;
@@ -128,7 +128,7 @@ fn responses(p: &Parts) -> Value {
 }
 
 /// The `/ask` path item.
-pub(super) fn path(p: &Parts) -> Value {
+pub fn fragment(p: &Parts) -> Value {
     let parameters = parameters();
     let ask_responses = responses(p);
     obj(&[

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::shared::{Parts, header_ref, json, obj, optional_bearer, preflight, s};
+use crate::protocol::openapi::{Parts, header_ref, json, obj, optional_bearer, preflight, s};
 
 /// The responses of POST `/ask/feedback`.
 fn responses(p: &Parts) -> Value {
@@ -69,7 +69,7 @@ fn responses(p: &Parts) -> Value {
 }
 
 /// The `/ask/feedback` path item.
-pub(super) fn path(p: &Parts) -> Value {
+pub fn fragment(p: &Parts) -> Value {
     obj(&[
         (
             "post",

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::shared::{Parts, json, obj, optional_bearer, preflight, s};
+use crate::protocol::openapi::{Parts, json, obj, optional_bearer, preflight, s};
 
 /// One `schema`, or an array of them (a JSON-RPC message or a batch).
 fn one_or_many(schema: Value) -> Value {
@@ -133,7 +133,7 @@ fn responses(p: &Parts) -> Value {
 }
 
 /// The `/mcp` path item.
-pub(super) fn path(p: &Parts) -> Value {
+pub fn fragment(p: &Parts) -> Value {
     obj(&[
         (
             "post",
