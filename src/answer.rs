@@ -2,7 +2,8 @@
 //! item per section hit, and in summarize and generate modes the
 //! `SearchSummary` made of the summarizer's sentences with their citations.
 
-use ask_index::{Analyzer, Hit, Index, search};
+use ask_index::search::{self, Retriever};
+use ask_index::{Analyzer, Hit, Index};
 
 use crate::generate::{Checked, Fallback, Generator, Prompt, Source, cite_check};
 use crate::protocol::response::{
@@ -25,70 +26,23 @@ pub const ANSWERED_SIMILARITY: f32 = 0.325;
 /// Sections whose terms count as covering the question.
 const COVERING_SECTIONS: usize = 3;
 
-/// The question's distinct terms with their idf (`None`: not indexed).
-fn question_terms(
-    index: &Index,
-    analyzer: &Analyzer,
-    question: &str,
-) -> Vec<(String, Option<f32>)> {
-    let mut out: Vec<(String, Option<f32>)> = Vec::new();
-    for t in analyzer.analyze(question) {
-        if out.len() >= ask_index::search::MAX_QUESTION_TERMS {
-            break;
-        }
-        if !out.iter().any(|(x, _)| *x == t) {
-            let idf = index.idf(&t);
-            out.push((t, idf));
-        }
-    }
-    out
-}
-
-/// Whether the docs seem to answer: the weighted share of the question's
-/// terms found in the best sections (title, heading and text, as indexed:
-/// the postings say; a term the index does not have weighs as much as the
-/// rarest one it has), and under hybrid retrieval the `similarity` of the
-/// question's meaning to the closest of them. Not answered when the
-/// question uses a word the docs never use and either the coverage is
-/// under [`ANSWERED_COVERAGE`] or the similarity under
+/// Whether the docs seem to answer, from how much of the question the best
+/// sections hold ([`search::Coverage`]) and under hybrid retrieval the
+/// `similarity` of the question's meaning to the closest of them. Not
+/// answered when the question uses a word the docs never use and either
+/// the coverage is under [`ANSWERED_COVERAGE`] or the similarity under
 /// [`ANSWERED_SIMILARITY`].
-pub fn confidence(
-    index: &Index,
-    terms: &[(String, Option<f32>)],
-    hits: &[Hit],
-    similarity: Option<f32>,
-) -> AnswerConfidence {
-    let rare = ask_index::index::idf(index.section_count() as u32, 1);
-    let sections: Vec<u32> = hits
-        .iter()
-        .take(COVERING_SECTIONS)
-        .map(|h| h.section)
-        .collect();
-    let covered = |t: &str| sections.iter().any(|s| index.section_has_term(t, *s));
-    let (mut total, mut found) = (0.0f32, 0.0f32);
-    let mut missing: Vec<(&str, f32)> = Vec::new();
-    for (t, idf) in terms {
-        let w = idf.unwrap_or(rare);
-        total += w;
-        if covered(t) {
-            found += w;
-        } else {
-            missing.push((t, w));
-        }
-    }
-    let coverage = if total > 0.0 { found / total } else { 0.0 };
-    missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+pub fn confidence(coverage: search::Coverage, similarity: Option<f32>) -> AnswerConfidence {
     // The docs may not answer only what names something they never
     // mention; then the words or the meaning must be far from the best
     // sections.
-    let foreign = terms.iter().any(|(_, idf)| idf.is_none());
-    let far = coverage < ANSWERED_COVERAGE || similarity.is_some_and(|s| s < ANSWERED_SIMILARITY);
-    let answered = !(foreign && far);
+    let far =
+        coverage.share < ANSWERED_COVERAGE || similarity.is_some_and(|s| s < ANSWERED_SIMILARITY);
     AnswerConfidence {
-        coverage: (coverage * 100.0).round() / 100.0,
+        coverage: (coverage.share * 100.0).round() / 100.0,
         similarity: similarity.map(|s| (s * 100.0).round() / 100.0),
-        answered,
-        missing: missing.into_iter().map(|(t, _)| t.to_string()).collect(),
+        answered: !(coverage.foreign && far),
+        missing: coverage.missing,
     }
 }
 
@@ -194,31 +148,26 @@ impl Found {
     }
 }
 
-/// Runs retrieval and builds the items and the summary, or `NO_RESULTS`
-/// ([`find`], then [`summarize`]).
-pub async fn answer(
-    index: &Index,
-    analyzer: &Analyzer,
-    req: &AskRequest,
-    base_url: &str,
-    top_k: usize,
-    rules: &search::Rules,
-    writer: Writer<'_>,
-) -> Result<Answer, Failure> {
-    let found = find(index, analyzer, req, base_url, top_k, rules)?;
-    Ok(summarize(index, analyzer, found, base_url, writer).await)
+/// What an answer is made from: the index, what retrieves from it, and
+/// the base URL of its links.
+#[derive(Clone, Copy)]
+pub struct Docs<'a> {
+    /// The loaded index.
+    pub index: &'a Index,
+    /// Its analyzer and the team's rules.
+    pub retriever: &'a Retriever,
+    /// Base URL of result links.
+    pub base_url: &'a str,
 }
 
 /// Runs retrieval and builds the items (`top_k` of them, after the
 /// request's `offset`), or `NO_RESULTS`.
-pub fn find(
-    index: &Index,
-    analyzer: &Analyzer,
-    req: &AskRequest,
-    base_url: &str,
-    top_k: usize,
-    rules: &search::Rules,
-) -> Result<Found, Failure> {
+pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Failure> {
+    let Docs {
+        index,
+        retriever,
+        base_url,
+    } = docs;
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
         None => (&req.query, &req.prev),
@@ -229,8 +178,14 @@ pub fn find(
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let retrieved = search::find(index, analyzer, question, prev, req.offset + top_k, rules);
+    let retrieved = retriever.find(index, question, prev, req.offset + top_k);
     let similarity = retrieved.similarity(index, COVERING_SECTIONS + req.offset);
+    let confidence = confidence(
+        retrieved.coverage(index, req.offset, COVERING_SECTIONS),
+        similarity,
+    );
+    // The indexed ones, weighted, for snippets and summary sentences.
+    let terms = retrieved.indexed_terms();
     let corrected = retrieved.corrected;
     let hits: Vec<Hit> = retrieved.hits.into_iter().skip(req.offset).collect();
     let question = corrected.query.as_str();
@@ -254,16 +209,9 @@ pub fn find(
             query: req.query.clone(),
         });
     }
-    let question_terms = question_terms(index, analyzer, question);
-    let confidence = confidence(index, &question_terms, &hits, similarity);
-    // The indexed ones, weighted, for snippets and summary sentences.
-    let terms: Vec<(String, f32)> = question_terms
-        .into_iter()
-        .filter_map(|(t, idf)| idf.map(|w| (t, w)))
-        .collect();
     let items: Vec<Article> = hits
         .iter()
-        .map(|h| article(index, analyzer, h, base_url, &terms))
+        .map(|h| article(index, &retriever.analyzer, h, base_url, &terms))
         .collect();
     Ok(Found {
         answer: Answer {
@@ -285,13 +233,13 @@ pub fn find(
 /// The answer with its summary in summarize and generate modes: the
 /// model's, its citations checked, or the extractive summarizer's (when no
 /// model writes, or as its fallback).
-pub async fn summarize(
-    index: &Index,
-    analyzer: &Analyzer,
-    found: Found,
-    base_url: &str,
-    writer: Writer<'_>,
-) -> Answer {
+pub async fn summarize(docs: Docs<'_>, found: Found, writer: Writer<'_>) -> Answer {
+    let Docs {
+        index,
+        retriever,
+        base_url,
+    } = docs;
+    let analyzer = &retriever.analyzer;
     let Found {
         mut answer,
         mode,

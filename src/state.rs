@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use ask_index::search::Retriever;
 use ask_index::{Analyzer, Index};
 use lambda_http::RequestExt;
 use lambda_http::http::request::Parts;
@@ -37,8 +38,6 @@ pub struct Shared {
     pub config: Config,
     /// The loaded index.
     pub index: Index,
-    /// The analyzer (same as at build time).
-    pub analyzer: Analyzer,
     /// Per-client token buckets.
     pub limiter: Mutex<RateLimiter>,
     /// Seconds on a monotonic clock (injected so tests control time).
@@ -47,8 +46,9 @@ pub struct Shared {
     pub base_url: String,
     /// The OpenAPI document, generated once.
     pub openapi: serde_json::Value,
-    /// Page weights (`ask.boost`) and synonyms (`ask.synonyms`).
-    pub rules: ask_index::search::Rules,
+    /// What retrieves from the index: its analyzer, and the team's page
+    /// weights (`ask.boost`), synonyms (`ask.synonyms`) and sentence model.
+    pub retriever: Retriever,
     /// The product's name and description, from the docs' root page.
     pub product: (String, String),
     /// Who may ask (`ask.auth`).
@@ -132,7 +132,7 @@ impl State {
         let config_log_queries = config.log_queries;
         State(Arc::new(Shared {
             ask_tool: std::sync::OnceLock::new(),
-            rules,
+            retriever: Retriever { analyzer, rules },
             auth,
             auth_limiter: Mutex::new(RateLimiter::new(
                 config.auth_rate_limit_per_minute,
@@ -143,7 +143,6 @@ impl State {
                 config.rate_limit_per_minute,
                 crate::config::MAX_TRACKED_CLIENTS,
             )),
-            analyzer,
             config,
             index,
             clock,
@@ -166,7 +165,7 @@ impl State {
     /// This state ranking with the sentence model too (`ask.retriever:
     /// hybrid`; see [`crate::built::hybrid`]).
     pub fn with_hybrid(mut self, hybrid: ask_index::search::Hybrid) -> State {
-        self.parts().rules.hybrid = Some(hybrid);
+        self.parts().retriever.rules.hybrid = Some(hybrid);
         self
     }
 
@@ -218,14 +217,7 @@ impl Shared {
             });
         }
         let top_k = req.count.unwrap_or(top_k);
-        answer::find(
-            &self.index,
-            &self.analyzer,
-            req,
-            &self.base_url,
-            top_k,
-            &self.rules,
-        )
+        answer::find(self.docs(), req, top_k)
     }
 
     /// The answer with its summary, in the modes that have one.
@@ -239,7 +231,16 @@ impl Shared {
             deadline: Some(deadline),
             ..self.writer(req)
         };
-        answer::summarize(&self.index, &self.analyzer, found, &self.base_url, writer).await
+        answer::summarize(self.docs(), found, writer).await
+    }
+
+    /// What an answer is made from.
+    pub fn docs(&self) -> answer::Docs<'_> {
+        answer::Docs {
+            index: &self.index,
+            retriever: &self.retriever,
+            base_url: &self.base_url,
+        }
     }
 
     /// Who may write the summary of `req`'s answer.

@@ -25,8 +25,9 @@ mod test_state;
 
 use std::path::PathBuf;
 
+use ask_index::search::Retriever;
 use ask_index::{Analyzer, Index};
-use nlweb_ask::answer::{Found, Writer, find, summarize};
+use nlweb_ask::answer::{Docs, Found, Writer, find, summarize};
 use nlweb_ask::protocol::{RawRequest, parse};
 use nlweb_ask::summary::{PARAMS, Params};
 use serde_json::Value;
@@ -146,8 +147,19 @@ fn every_nugget_is_on_its_page() {
 struct Corpus {
     name: &'static str,
     index: Index,
-    rules: ask_index::search::Rules,
+    retriever: Retriever,
     questions: Vec<Question>,
+}
+
+impl Corpus {
+    /// What an answer over this corpus is made from, its links under `base_url`.
+    fn docs<'a>(&'a self, base_url: &'a str) -> Docs<'a> {
+        Docs {
+            index: &self.index,
+            retriever: &self.retriever,
+            base_url,
+        }
+    }
 }
 
 fn corpora(test: &str) -> Option<Vec<Corpus>> {
@@ -166,8 +178,11 @@ fn corpora(test: &str) -> Option<Vec<Corpus>> {
         out.push(Corpus {
             name,
             index,
-            rules: ask_index::search::Rules {
-                hybrid,
+            retriever: Retriever {
+                rules: ask_index::search::Rules {
+                    hybrid,
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             questions: questions(name),
@@ -179,7 +194,6 @@ fn corpora(test: &str) -> Option<Vec<Corpus>> {
 /// What retrieval finds for each question (summarize mode, 5 sections).
 fn found(c: &Corpus) -> Vec<Option<Found>> {
     let config = test_state::config(&[]);
-    let analyzer = Analyzer::new();
     c.questions
         .iter()
         .map(|q| {
@@ -191,15 +205,7 @@ fn found(c: &Corpus) -> Vec<Option<Found>> {
                 ..RawRequest::default()
             };
             let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
-            find(
-                &c.index,
-                &analyzer,
-                &req,
-                "https://docs.example.com",
-                5,
-                &c.rules,
-            )
-            .ok()
+            find(c.docs("https://docs.example.com"), &req, 5).ok()
         })
         .collect()
 }
@@ -252,13 +258,7 @@ fn measure(c: &Corpus, found: &[Option<Found>], params: Params) -> Figures {
             summary: params,
             ..Writer::default()
         };
-        let answer = rt.block_on(summarize(
-            &c.index,
-            &a,
-            found,
-            "https://docs.example.com",
-            writer,
-        ));
+        let answer = rt.block_on(summarize(c.docs("https://docs.example.com"), found, writer));
         let summary = answer.summary.expect("summarize mode");
         let shown = visible(&summary.text);
         let n = shown.chars().count();
@@ -522,7 +522,6 @@ fn summaries_quote_whole_sentences_and_code() {
     let Some(corpora) = corpora("summaries_quote_whole_sentences_and_code") else {
         return;
     };
-    let a = Analyzer::new();
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -538,14 +537,12 @@ fn summaries_quote_whole_sentences_and_code() {
                 ..RawRequest::default()
             };
             let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
-            let Ok(found) = find(&c.index, &a, &req, "https://d.example", 5, &c.rules) else {
+            let Ok(found) = find(c.docs("https://d.example"), &req, 5) else {
                 continue;
             };
             let answer = rt.block_on(summarize(
-                &c.index,
-                &a,
+                c.docs("https://d.example"),
                 found,
-                "https://d.example",
                 Writer::default(),
             ));
             if !answer.confidence.as_ref().unwrap().answered {
@@ -629,7 +626,6 @@ fn summaries_quote_whole_sentences_and_code() {
 /// The bundled docs' summary (default retriever) of `question`.
 fn docs_summary(c: &Corpus, question: &str) -> (String, Vec<String>) {
     let config = test_state::config(&[]);
-    let a = Analyzer::new();
     let raw = RawRequest {
         params: vec![
             ("query".into(), question.into()),
@@ -638,15 +634,13 @@ fn docs_summary(c: &Corpus, question: &str) -> (String, Vec<String>) {
         ..RawRequest::default()
     };
     let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
-    let found = find(&c.index, &a, &req, "https://d.example", 5, &c.rules).unwrap();
+    let found = find(c.docs("https://d.example"), &req, 5).unwrap();
     let answer = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
         .block_on(summarize(
-            &c.index,
-            &a,
+            c.docs("https://d.example"),
             found,
-            "https://d.example",
             Writer::default(),
         ));
     let summary = answer.summary.unwrap();

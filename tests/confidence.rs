@@ -17,7 +17,8 @@ mod support;
 mod test_state;
 
 use ask_index::Analyzer;
-use nlweb_ask::answer::{ANSWERED_COVERAGE, ANSWERED_SIMILARITY, find};
+use ask_index::search::Retriever;
+use nlweb_ask::answer::{ANSWERED_COVERAGE, ANSWERED_SIMILARITY, Docs, find};
 use nlweb_ask::protocol::{RawRequest, parse};
 use serde_json::Value;
 use support::docs::{index_of, model_dir, repo, shared_corpora, with_vectors};
@@ -36,9 +37,18 @@ struct Row {
 /// Every question of `name`'s golden set through the `/ask` parser and
 /// retrieval under `rules` (5 sections): coverage, similarity (-1 when
 /// there is none), label.
-fn rows(index: &ask_index::Index, rules: &ask_index::search::Rules, name: &str) -> Vec<Row> {
+fn rows(index: &ask_index::Index, rules: ask_index::search::Rules, name: &str) -> Vec<Row> {
     let config = test_state::config(&[]);
-    let analyzer = Analyzer::new();
+    let retriever = Retriever {
+        analyzer: Analyzer::new(),
+        rules,
+    };
+    let analyzer = &retriever.analyzer;
+    let docs = Docs {
+        index,
+        retriever: &retriever,
+        base_url: "https://docs.example.com",
+    };
     let golden =
         std::fs::read_to_string(repo().join(format!("tests/golden/{name}.jsonl"))).unwrap();
     golden
@@ -54,19 +64,18 @@ fn rows(index: &ask_index::Index, rules: &ask_index::search::Rules, name: &str) 
             };
             let req = parse(&raw, &nlweb_ask::built::limits(&config)).unwrap();
             let asked = q["q"].as_str().unwrap();
-            let (coverage, similarity, foreign) =
-                match find(index, &analyzer, &req, "https://docs.example.com", 5, rules) {
-                    Ok(f) => {
-                        let c = f.answer.confidence.unwrap();
-                        let searched = f.answer.searched.as_deref().unwrap_or(asked);
-                        let foreign = analyzer
-                            .analyze(searched)
-                            .iter()
-                            .any(|t| index.idf(t).is_none());
-                        (c.coverage, c.similarity.unwrap_or(-1.0), foreign)
-                    }
-                    Err(_) => (0.0, -1.0, true),
-                };
+            let (coverage, similarity, foreign) = match find(docs, &req, 5) {
+                Ok(f) => {
+                    let c = f.answer.confidence.unwrap();
+                    let searched = f.answer.searched.as_deref().unwrap_or(asked);
+                    let foreign = analyzer
+                        .analyze(searched)
+                        .iter()
+                        .any(|t| index.idf(t).is_none());
+                    (c.coverage, c.similarity.unwrap_or(-1.0), foreign)
+                }
+                Err(_) => (0.0, -1.0, true),
+            };
             Row {
                 coverage,
                 similarity,
@@ -155,7 +164,7 @@ fn cant_answer_precision_and_recall() {
     let mut hybrid: Vec<Vec<Row>> = Vec::new();
     for (name, corpus) in &sets {
         let index = with_vectors(index_of(corpus), &model);
-        bm25.push(rows(&index, &Default::default(), name));
+        bm25.push(rows(&index, Default::default(), name));
         let rules = ask_index::search::Rules {
             hybrid: nlweb_ask::built::hybrid(
                 &config,
@@ -165,7 +174,7 @@ fn cant_answer_precision_and_recall() {
             .unwrap(),
             ..Default::default()
         };
-        let r = rows(&index, &rules, name);
+        let r = rows(&index, rules, name);
         let unanswerable = r.iter().filter(|r| r.unanswerable).count();
         assert!(
             unanswerable >= 20,

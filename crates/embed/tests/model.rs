@@ -1,8 +1,8 @@
 //! The int8 model against what it stands for: the `tokenizers` crate's
 //! reading of the pinned tokenizer.json, and f32 vectors of the same
-//! network computed by candle-transformers 0.11.1's `BertModel` (the
-//! implementation this crate replaced, commit 44d9262), stored in
-//! `tests/data/minilm-f32-reference.json`.
+//! network stored in `tests/data/minilm-f32-reference.json`, which
+//! `scripts/minilm-reference.sh` recomputes with numpy and Hugging Face's
+//! `tokenizers` (pinned wheels) and checks or rewrites (`--write`).
 use std::path::PathBuf;
 
 use ask_embed::{Embedder, MINILM_L6, QUERY_TOKENS, SECTION_TOKENS};

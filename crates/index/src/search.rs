@@ -134,11 +134,66 @@ pub struct Found {
     pub hits: Vec<Hit>,
     /// The question as searched, its typos corrected.
     pub corrected: Corrected,
+    /// The question's distinct terms as analysed (the first
+    /// [`MAX_QUESTION_TERMS`]), each with its idf (`None`: not indexed).
+    pub terms: Vec<(String, Option<f32>)>,
     /// The question's sentence vector, under hybrid retrieval.
     pub meaning: Option<Vec<f32>>,
 }
 
+/// How much of a question the best sections hold ([`Found::coverage`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coverage {
+    /// The idf-weighted share of the question's terms the sections have (a
+    /// term the index lacks weighs as much as the rarest one it has).
+    pub share: f32,
+    /// The terms they lack, heaviest first.
+    pub missing: Vec<String>,
+    /// The question has a term the docs never use.
+    pub foreign: bool,
+}
+
 impl Found {
+    /// The question's indexed terms with their idf (for snippets and
+    /// summary sentences).
+    pub fn indexed_terms(&self) -> Vec<(String, f32)> {
+        self.terms
+            .iter()
+            .filter_map(|(t, idf)| idf.map(|w| (t.clone(), w)))
+            .collect()
+    }
+
+    /// How much of the question the `n` hits after the first `skip` hold
+    /// (title, heading and text, as indexed: the postings say).
+    pub fn coverage(&self, index: &Index, skip: usize, n: usize) -> Coverage {
+        let rare = crate::index::idf(index.section_count() as u32, 1);
+        let sections: Vec<u32> = self
+            .hits
+            .iter()
+            .skip(skip)
+            .take(n)
+            .map(|h| h.section)
+            .collect();
+        let covered = |t: &str| sections.iter().any(|s| index.section_has_term(t, *s));
+        let (mut total, mut found) = (0.0f32, 0.0f32);
+        let mut missing: Vec<(&str, f32)> = Vec::new();
+        for (t, idf) in &self.terms {
+            let w = idf.unwrap_or(rare);
+            total += w;
+            if covered(t) {
+                found += w;
+            } else {
+                missing.push((t, w));
+            }
+        }
+        missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Coverage {
+            share: if total > 0.0 { found / total } else { 0.0 },
+            missing: missing.into_iter().map(|(t, _)| t.to_string()).collect(),
+            foreign: self.terms.iter().any(|(_, idf)| idf.is_none()),
+        }
+    }
+
     /// The highest similarity (cosine, -1 to 1) of the question's meaning
     /// to one of the first `n` hits' sections; `None` without hybrid
     /// retrieval.
@@ -176,11 +231,39 @@ pub fn find(
         }
         c
     };
+    let mut terms: Vec<(String, Option<f32>)> = Vec::new();
+    for t in &question {
+        if terms.len() >= MAX_QUESTION_TERMS {
+            break;
+        }
+        if !terms.iter().any(|(x, _)| x == t) {
+            terms.push((t.clone(), index.idf(t)));
+        }
+    }
     let (hits, meaning) = rank(index, analyzer, question, &corrected.query, prev, k, rules);
     Found {
         hits,
         corrected,
+        terms,
         meaning,
+    }
+}
+
+/// What the Lambda retrieves with, built once at cold start: the analyzer
+/// of the build and the team's rules (page weights, synonyms, hybrid).
+#[derive(Default)]
+pub struct Retriever {
+    /// The analyzer (the one the index was built with).
+    pub analyzer: Analyzer,
+    /// `ask.boost`, `ask.synonyms` and the sentence model.
+    pub rules: Rules,
+}
+
+impl Retriever {
+    /// [`find`]: the best `k` sections for `query` after the earlier
+    /// questions `prev`, with what an answer needs besides.
+    pub fn find(&self, index: &Index, query: &str, prev: &[String], k: usize) -> Found {
+        find(index, &self.analyzer, query, prev, k, &self.rules)
     }
 }
 
