@@ -29,6 +29,7 @@ pub type Service = tower::util::MapResponse<
 
 /// The routes and their layers over `state`.
 pub fn router(state: State) -> Router {
+    std::sync::LazyLock::force(&routes::openapi::DOCUMENT);
     let mut router = Router::new();
     for route in routes::served(&state) {
         router = router.route(route.path, (route.serve)());

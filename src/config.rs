@@ -7,6 +7,8 @@
 //! index is fetched); the handler only sees the resulting [`Config`].
 //! Plain data at the ground: nothing here builds a runtime object.
 
+use ask_settings::env_name;
+
 pub use ask_settings::{
     AuthMode, DEFAULT_AUTH_SCOPE, Generator, MAX_GENERATOR_TIMEOUT_MS, Retriever, Transport,
 };
@@ -45,11 +47,17 @@ pub fn load(
 ) -> Result<Config, ConfigError> {
     let c = ask_settings::resolve(file, env)?;
     if c.enabled && c.index.is_empty() {
-        return Err(ConfigError(
-            "ASK_INDEX is not set: point it at s3://bucket/key or a file built by `build-index --out`".into(),
-        ));
+        return Err(no_index());
     }
     Ok(c)
+}
+
+/// Enabled with no index to load.
+fn no_index() -> ConfigError {
+    ConfigError(format!(
+        "{} is not set: point it at s3://bucket/key or a file built by `build-index --out`",
+        env_name("index")
+    ))
 }
 
 /// The settings an index carries (its `BuildMeta::settings`, the keys the
@@ -109,21 +117,22 @@ pub fn boot(env: &dyn Fn(&str) -> Option<String>) -> Result<Boot, ConfigError> {
                 .ok_or_else(|| ConfigError(format!("{name}={v:?} is not a boolean (true/false)"))),
         }
     };
-    let enabled = flag("ASK_ENABLED")?;
-    let index = env("ASK_INDEX").unwrap_or_default().trim().to_string();
+    let enabled = flag(&env_name("enabled"))?;
+    let index = env(&env_name("index"))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     if enabled == Some(true) && index.is_empty() {
-        return Err(ConfigError(
-            "ASK_INDEX is not set: point it at s3://bucket/key or a file built by `build-index --out`".into(),
-        ));
+        return Err(no_index());
     }
-    let bm25 = env("ASK_RETRIEVER").is_some_and(|v| v.trim().eq_ignore_ascii_case("bm25"));
+    let bm25 = env(&env_name("retriever")).is_some_and(|v| v.trim().eq_ignore_ascii_case("bm25"));
     let defaults = ask_settings::Settings::default();
     Ok(Boot {
         enabled,
         index,
-        s3_force_path_style: flag("ASK_S3_FORCE_PATH_STYLE")?.unwrap_or(false),
+        s3_force_path_style: flag(&env_name("s3_force_path_style"))?.unwrap_or(false),
         model_dir: (!bm25).then(|| {
-            env("ASK_MODEL_DIR")
+            env(&env_name("model_dir"))
                 .filter(|v| !v.trim().is_empty())
                 .unwrap_or(defaults.model_dir)
         }),

@@ -44,8 +44,6 @@ pub struct Shared {
     pub clock: Box<dyn Fn() -> f64 + Send + Sync>,
     /// Base URL for result links: the config's, else the index's.
     pub base_url: String,
-    /// The OpenAPI document, generated once.
-    pub openapi: serde_json::Value,
     /// What retrieves from the index: its analyzer, and the team's page
     /// weights (`ask.boost`), synonyms (`ask.synonyms`) and sentence model.
     pub retriever: Retriever,
@@ -147,7 +145,6 @@ impl State {
             index,
             clock,
             base_url,
-            openapi: crate::routes::openapi_document(),
             generator: None,
             limits,
             analytics: crate::analytics::Analytics::new(config_log_queries),

@@ -1,16 +1,19 @@
 //! `/openapi.json`: the OpenAPI 3.1 document, generated once per cold start.
 
-use axum::extract::State as Ctx;
 use axum::response::Response;
 
 use crate::protocol::openapi::{Parts, get_only, json, obj, s};
 use crate::reply;
-use crate::state::State;
 use serde_json::Value;
 
+/// The document, generated once per cold start (`crate::app::router`
+/// makes it before the first request).
+pub static DOCUMENT: std::sync::LazyLock<serde_json::Value> =
+    std::sync::LazyLock::new(super::openapi_document);
+
 /// GET `/openapi.json`.
-pub async fn handle(Ctx(state): Ctx<State>) -> Response {
-    let mut r = reply::json(200, &state.openapi);
+pub async fn handle() -> Response {
+    let mut r = reply::json(200, &*DOCUMENT);
     r.headers_mut()
         .insert("cache-control", "no-cache".parse().expect("header"));
     r

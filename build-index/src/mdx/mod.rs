@@ -142,27 +142,8 @@ impl<'f> Body<'f> {
         }
 
         // Code fence: kept as a fence, with its language and title.
-        if let Some((fence_char, fence_len, info)) = fence_open(trimmed) {
-            let fence: String = std::iter::repeat_n(fence_char, fence_len).collect();
-            self.text.push_str(&fence);
-            self.text.push_str(fence_language(info));
-            if let Some(title) = attribute_in(info, "title") {
-                let q = if title.contains('"') { '\'' } else { '"' };
-                self.text.push_str(&format!(" title={q}{title}{q}"));
-            }
-            self.text.push('\n');
-            let mut j = i + 1;
-            while j < lines.len() {
-                if ask_index::markdown::fence_closes(lines[j], fence_char, fence_len) {
-                    break;
-                }
-                self.text.push_str(lines[j].trim_end());
-                self.text.push('\n');
-                j += 1;
-            }
-            self.text.push_str(&fence);
-            self.text.push_str("\n\n");
-            return Ok(j + 1);
+        if let Some(open) = fence_open(trimmed) {
+            return Ok(self.fence(lines, i, open));
         }
 
         // ESM: import / export statements, unindented and not inside a paragraph.
@@ -201,25 +182,7 @@ impl<'f> Body<'f> {
 
         // Heading.
         if let Some((level, rest)) = heading(trimmed) {
-            self.flush();
-            let (rest, id) = heading_id(rest);
-            let code = rest.trim_start().starts_with('`');
-            let mut h = Inline::default();
-            let mut text = String::new();
-            for ev in h.feed(&rest, &self.file.imports, &self.file.exports) {
-                if let Event::Text(t) = ev {
-                    text.push_str(&t);
-                }
-            }
-            if !h.is_idle() {
-                return err(i + 1, "heading has an unclosed `<tag` or `{expression`");
-            }
-            self.file.blocks.push(Block::Heading {
-                level,
-                text: collapse_spaces(&text),
-                id,
-                code,
-            });
+            self.heading_block(level, rest, i)?;
             return Ok(i + 1);
         }
 
@@ -238,21 +201,7 @@ impl<'f> Body<'f> {
         // a row with its header.
         if let Some(cells) = table_cells(trimmed) {
             self.open_since = i + 1;
-            self.text.push_str("| ");
-            for (n, cell) in cells.iter().enumerate() {
-                if n > 0 {
-                    if self.inline.is_idle() {
-                        self.text.push_str(CELL_SEPARATOR);
-                    } else {
-                        self.feed(" ");
-                    }
-                }
-                self.feed(cell);
-            }
-            if self.inline.is_idle() {
-                self.text.push_str(" |");
-            }
-            self.feed("\n");
+            self.table_row(&cells);
             return Ok(i + 1);
         }
         let (marker, content) = list_item(trimmed);
@@ -277,6 +226,77 @@ impl<'f> Body<'f> {
         }
         self.feed("\n");
         Ok(i + 1)
+    }
+
+    /// The code fence opening at line `i` (`open`: its character, length
+    /// and info string), kept as a fence with its language and title;
+    /// returns the line after it.
+    fn fence(&mut self, lines: &[&str], i: usize, open: (char, usize, &str)) -> usize {
+        let (fence_char, fence_len, info) = open;
+        let fence: String = std::iter::repeat_n(fence_char, fence_len).collect();
+        self.text.push_str(&fence);
+        self.text.push_str(fence_language(info));
+        if let Some(title) = attribute_in(info, "title") {
+            let q = if title.contains('"') { '\'' } else { '"' };
+            self.text.push_str(&format!(" title={q}{title}{q}"));
+        }
+        self.text.push('\n');
+        let mut j = i + 1;
+        while j < lines.len() {
+            if ask_index::markdown::fence_closes(lines[j], fence_char, fence_len) {
+                break;
+            }
+            self.text.push_str(lines[j].trim_end());
+            self.text.push('\n');
+            j += 1;
+        }
+        self.text.push_str(&fence);
+        self.text.push_str("\n\n");
+        j + 1
+    }
+
+    /// A heading of `level` whose text is `rest`, at line `i`.
+    fn heading_block(&mut self, level: u8, rest: &str, i: usize) -> Result<(), ParseError> {
+        self.flush();
+        let (rest, id) = heading_id(rest);
+        let code = rest.trim_start().starts_with('`');
+        let mut h = Inline::default();
+        let mut text = String::new();
+        for ev in h.feed(&rest, &self.file.imports, &self.file.exports) {
+            if let Event::Text(t) = ev {
+                text.push_str(&t);
+            }
+        }
+        if !h.is_idle() {
+            return err(i + 1, "heading has an unclosed `<tag` or `{expression`");
+        }
+        self.file.blocks.push(Block::Heading {
+            level,
+            text: collapse_spaces(&text),
+            id,
+            code,
+        });
+        Ok(())
+    }
+
+    /// A table row, its cells apart (" | ") so that a summary can read a
+    /// row with its header.
+    fn table_row(&mut self, cells: &[&str]) {
+        self.text.push_str("| ");
+        for (n, cell) in cells.iter().enumerate() {
+            if n > 0 {
+                if self.inline.is_idle() {
+                    self.text.push_str(CELL_SEPARATOR);
+                } else {
+                    self.feed(" ");
+                }
+            }
+            self.feed(cell);
+        }
+        if self.inline.is_idle() {
+            self.text.push_str(" |");
+        }
+        self.feed("\n");
     }
 
     fn read_export(&mut self, stmt: &str) {

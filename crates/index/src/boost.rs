@@ -4,7 +4,7 @@
 //! glob that matches its path (relative to the corpus root), 1 when none
 //! does.
 
-use crate::Index;
+use crate::index::Index;
 
 /// Why a boost list is refused.
 #[derive(Debug, thiserror::Error)]

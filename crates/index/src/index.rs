@@ -151,7 +151,7 @@ pub struct Index {
     pub meta: BuildMeta,
     pub(crate) data: IndexData,
     /// What typo lookups derive from the vocabulary.
-    pub(crate) word_lookup: std::sync::OnceLock<crate::typo::WordLookup>,
+    pub(crate) word_lookup: std::sync::OnceLock<crate::words::WordLookup>,
     /// Term ids by a hash of the term (open addressing, id + 1, 0 empty),
     /// derived on the first lookup, not at load.
     term_table: std::sync::OnceLock<Vec<u32>>,

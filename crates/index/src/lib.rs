@@ -32,6 +32,7 @@ pub mod synonyms;
 mod topk;
 pub mod typo;
 pub mod vectors;
+mod words;
 
 pub use analyzer::{ANALYZER_ID, Analyzer};
 pub use build::build;

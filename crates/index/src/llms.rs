@@ -4,7 +4,7 @@
 //! the copy `build-index` writes and the one the Lambda serves cannot
 //! disagree with the index or with each other.
 
-use crate::Index;
+use crate::index::Index;
 
 /// The product's name and description: the root page's (route `/`), else
 /// the first page's, else a plain default.
@@ -75,7 +75,9 @@ pub fn llms_txt(index: &Index, docs_base_url: &str, api_base_url: &str) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Analyzer, BuildOptions, PageInput, SectionInput, Weights, build};
+    use crate::analyzer::Analyzer;
+    use crate::build::build;
+    use crate::index::{BuildOptions, PageInput, SectionInput, Weights};
 
     fn page(path: &str, route: &str, title: &str, description: &str) -> PageInput {
         PageInput {

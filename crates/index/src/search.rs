@@ -14,9 +14,10 @@
 //! - At most [`MAX_PER_PAGE`] sections of one page are returned, so that one
 //!   long page does not crowd out the others.
 
+use crate::analyzer::Analyzer;
+use crate::index::{Hit, Index};
 use crate::synonyms::Synonyms;
 use crate::typo::Corrected;
-use crate::{Analyzer, Hit, Index};
 
 /// Weight of the terms of the most recent earlier question.
 pub const CONTEXT_WEIGHT: f32 = 0.5;
@@ -550,7 +551,8 @@ pub fn url_of(index: &Index, route: &str, anchor: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BuildOptions, PageInput, SectionInput, Weights, build};
+    use crate::build::build;
+    use crate::index::{BuildOptions, PageInput, SectionInput, Weights};
 
     #[test]
     fn questions_are_told_from_lookups() {

@@ -9,7 +9,7 @@
 //! question already has them), so the docs' word counts without outweighing
 //! what was typed. Earlier questions (`prev`) do not expand.
 
-use crate::Analyzer;
+use crate::analyzer::Analyzer;
 
 /// Weight of a term added because it is a synonym of the question's.
 pub const SYNONYM_WEIGHT: f32 = 0.6;

@@ -26,15 +26,16 @@
 
 use rayon::prelude::*;
 
+use crate::analyzer::Analyzer;
 use crate::analyzer::is_identifier;
-use crate::{Analyzer, Index};
+use crate::index::Index;
+use crate::words::{COUNT_BITS, FIRST_SHIFT, LEN_SHIFT, WordLookup, letters, rest_of};
 
 /// Shortest word that may be corrected (one typo).
 pub const ONE_TYPO_FROM: usize = 5;
 /// Shortest word that may take two typos.
 pub const TWO_TYPOS_FROM: usize = 9;
-/// Longest word kept in the vocabulary and corrected.
-pub const MAX_WORD: usize = 24;
+pub use crate::words::MAX_WORD;
 
 /// One word of the question replaced by a word of the docs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,27 +113,6 @@ impl WordSet {
     }
 }
 
-/// A summary of a lower-case ASCII word that refuses most words more than
-/// a few typos away without comparing them: for each letter, whether the
-/// word has it once or more (bit 2l) and twice or more (bit 2l + 1); the
-/// first letter in [`FIRST_SHIFT`]..; the length (up to 31) in
-/// [`LEN_SHIFT`]...
-pub(crate) fn letters(w: &str) -> u64 {
-    let mut counts = [0u8; 26];
-    for b in w.bytes() {
-        let l = usize::from(b.wrapping_sub(b'a') % 26);
-        counts[l] = counts[l].saturating_add(1);
-    }
-    let set = counts.iter().enumerate().fold(0u64, |m, (l, &c)| {
-        m | u64::from(c >= 1) << (2 * l) | u64::from(c >= 2) << (2 * l + 1)
-    });
-    let first = w
-        .bytes()
-        .next()
-        .map_or(0, |b| u64::from(b.wrapping_sub(b'a') % 26));
-    set | first << FIRST_SHIFT | (w.len().min(31) as u64) << LEN_SHIFT
-}
-
 /// Whether `a` and `b` ([`letters`]) may be within `max` typos. Each
 /// inserted or deleted letter changes one letter's count by one, which
 /// flips at most one of the count bits; a substitution changes two counts
@@ -148,13 +128,6 @@ fn may_be_within(a: u64, b: u64, max: usize) -> bool {
     // No branch: the typo search runs this over whole ranges of words.
     (lengths <= allowed) & (flipped + lengths <= 2 * allowed)
 }
-
-/// Where [`letters`] keeps the first letter.
-const FIRST_SHIFT: u32 = 52;
-/// Where [`letters`] keeps the length.
-const LEN_SHIFT: u32 = 57;
-/// The letter-count bits of [`letters`].
-const COUNT_BITS: u64 = (1 << 52) - 1;
 
 /// Typos between two ASCII words: their optimal string alignment distance,
 /// plus one when the first letters differ; `None` once certain to exceed
@@ -232,66 +205,6 @@ fn osa<'r>(
         std::mem::swap(&mut prev, &mut cur);
     }
     (prev[n] <= max).then_some(prev[n])
-}
-
-/// What typo lookups derive from the vocabulary, on the first lookup (not
-/// at load: cold start does not pay for it).
-#[derive(Clone, Debug)]
-pub(crate) struct WordLookup {
-    /// Per word: [`letters`].
-    letters: Vec<u64>,
-    /// Per length (up to [`MAX_WORD`]) and first letter, the words that
-    /// have them: a range, since the vocabulary is sorted by length, then
-    /// text.
-    ranges: Vec<(u32, u32)>,
-    /// The words by their letters after the first ([`crate::hash::hash_table`]):
-    /// the words one edit at the front away from a typed word, whatever
-    /// their first letter, in one lookup.
-    by_rest: Vec<u32>,
-}
-
-impl WordLookup {
-    /// The lookups of the `n` words `word(i)` (sorted by length, then text).
-    fn new<'a>(n: usize, word: impl Fn(usize) -> &'a str) -> WordLookup {
-        let mut ranges = vec![(0u32, 0u32); (MAX_WORD + 1) * 26];
-        let mut letters_of = Vec::with_capacity(n);
-        for i in 0..n {
-            let w = word(i);
-            letters_of.push(letters(w));
-            // Words are never empty, but a decoded index is not trusted.
-            let first = w.as_bytes().first().copied().unwrap_or(0);
-            if let Some(slot) = Self::slot(w.len(), first) {
-                let r = &mut ranges[slot];
-                if r.0 == r.1 {
-                    r.0 = i as u32;
-                }
-                r.1 = i as u32 + 1;
-            }
-        }
-        WordLookup {
-            letters: letters_of,
-            ranges,
-            by_rest: crate::hash::hash_table(n, |i| rest_of(word(i))),
-        }
-    }
-
-    fn slot(len: usize, first: u8) -> Option<usize> {
-        let letter = first.wrapping_sub(b'a') as usize;
-        (len <= MAX_WORD && letter < 26).then_some(len * 26 + letter)
-    }
-
-    /// The words of `len` letters that start with `first`.
-    fn words(&self, len: usize, first: u8) -> std::ops::Range<usize> {
-        Self::slot(len, first).map_or(0..0, |s| {
-            let (a, b) = self.ranges[s];
-            a as usize..b as usize
-        })
-    }
-}
-
-/// A word's letters after the first (none for an empty word).
-fn rest_of(w: &str) -> &[u8] {
-    w.as_bytes().get(1..).unwrap_or_default()
 }
 
 /// A typed word of at most 64 letters, ready to be compared with many

@@ -9,8 +9,8 @@
 //! 10,000 sections on one core; past a few hundred thousand sections an
 //! approximate index would pay for itself (docs/operations.md).
 
-use crate::Hit;
 use crate::arrays::{Blob, F32s};
+use crate::topk::Hit;
 
 /// Quantised unit vectors, one per section (or none at all).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
