@@ -27,6 +27,7 @@ mod hash;
 pub mod index;
 pub mod llms;
 pub mod markdown;
+pub mod pages;
 pub mod search;
 pub mod synonyms;
 mod topk;
