@@ -121,6 +121,11 @@ pub struct Found {
 }
 
 impl Found {
+    /// The sections found, best first (the items' order).
+    pub fn sections(&self) -> impl Iterator<Item = u32> + '_ {
+        self.hits.iter().map(|h| h.section)
+    }
+
     /// Who is to write the summary: `None` in list mode; the model with
     /// no fallback yet, or the extractive summarizer (what a stream's
     /// `start` event says before the summary is written).
@@ -399,6 +404,26 @@ async fn model_item(
     ))
 }
 
+/// `url` (made from the index's docs base URL) under `base_url`: a
+/// serve-time base URL replaces the one the index was built with.
+pub fn served_url(index: &Index, base_url: &str, url: String) -> String {
+    if index.meta.source != "jsonl" && base_url != index.meta.docs_base_url {
+        format!("{}{}", base_url, &url[index.meta.docs_base_url.len()..])
+    } else {
+        url
+    }
+}
+
+/// The docs site's URL of page `page`.
+pub fn page_url(docs: Docs<'_>, page: u32) -> String {
+    let (_, route) = docs.index.page_path_route(page);
+    served_url(
+        docs.index,
+        docs.base_url,
+        search::url_of(docs.index, route, ""),
+    )
+}
+
 /// The item of one hit.
 fn article(
     index: &Index,
@@ -409,11 +434,7 @@ fn article(
 ) -> Article {
     let s = index.section(h.section);
     let p = index.page(s.page);
-    let mut url = search::section_url(index, h.section);
-    if index.meta.source != "jsonl" && base_url != index.meta.docs_base_url {
-        // A serve-time base URL replaces the one the index was built with.
-        url = format!("{}{}", base_url, &url[index.meta.docs_base_url.len()..]);
-    }
+    let url = served_url(index, base_url, search::section_url(index, h.section));
     let name = if s.anchor.is_empty() || s.heading == p.title {
         p.title.to_string()
     } else {

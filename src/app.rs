@@ -73,10 +73,13 @@ pub fn layered(router: Router<State>, state: State) -> Router {
         .with_state(state)
 }
 
-/// The paths of the route table (the RFC 9728 metadata among them, which
-/// is served only while `ask.auth` is on).
-pub fn paths() -> Vec<&'static str> {
-    crate::routes::ROUTES.iter().map(|r| r.path).collect()
+/// The paths of the route table as OpenAPI writes them (the RFC 9728
+/// metadata among them, which is served only while `ask.auth` is on).
+pub fn paths() -> Vec<String> {
+    crate::routes::ROUTES
+        .iter()
+        .map(|r| crate::protocol::openapi::path_of(r.path))
+        .collect()
 }
 
 /// The whole service over `state`.

@@ -32,6 +32,7 @@ pub mod layers;
 pub mod logs;
 pub mod mcp;
 pub mod mode;
+pub mod pages;
 pub mod protocol;
 pub mod query_id;
 pub mod rate_limit;

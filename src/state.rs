@@ -53,9 +53,9 @@ pub struct Shared {
     pub auth: crate::auth::Auth,
     /// Token buckets of authenticated callers, by subject.
     pub auth_limiter: Mutex<RateLimiter>,
-    /// The MCP `ask` tool, built on the first `tools/list` and kept (its
-    /// schemas are the costly part of it; the cold start does not pay).
-    pub ask_tool: std::sync::OnceLock<crate::protocol::mcp::Tool>,
+    /// The MCP tools, built on the first `tools/list` and kept (their
+    /// schemas are the costly part of them; the cold start does not pay).
+    pub tools: std::sync::OnceLock<Vec<crate::protocol::mcp::Tool>>,
     /// The model that writes summaries (`ask.generator`); `None`: the
     /// extractive summarizer. [`State::new`] leaves it `None`:
     /// [`State::with_generator`] sets it.
@@ -129,7 +129,7 @@ impl State {
         let limits = crate::built::limits(&config);
         let config_log_queries = config.log_queries;
         State(Arc::new(Shared {
-            ask_tool: std::sync::OnceLock::new(),
+            tools: std::sync::OnceLock::new(),
             retriever: Retriever { analyzer, rules },
             auth,
             auth_limiter: Mutex::new(RateLimiter::new(

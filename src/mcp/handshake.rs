@@ -2,13 +2,15 @@
 //! `ping`, `tools/list` and `tools/call`, and batches where the revision
 //! has them.
 
+use super::pages;
 use super::tool::{call_ask, tool_result};
 use super::{Asker, MAX_BATCH, Reply, failure_reply, instructions, server_info};
 use crate::protocol::mcp::{
     AskArguments, CallToolParams, CallToolResult, Capabilities, Empty, HANDSHAKE_VERSIONS, Id,
-    InitializeParams, InitializeResult, McpResult, Message, Response, ToolsCapability, ToolsList,
-    argument_errors_are_results, batches_allowed, code,
+    InitializeParams, InitializeResult, McpResult, Message, ResourcesCapability, Response,
+    ToolsCapability, ToolsList, argument_errors_are_results, batches_allowed, code,
 };
+use crate::protocol::pages::{ReadParams, TemplatesList};
 use crate::protocol::response::{Document, Echo};
 use crate::protocol::{Failure, FailureDocument};
 
@@ -110,7 +112,9 @@ fn id_of(v: &serde_json::Value) -> Option<Id> {
         .and_then(|i| serde_json::from_value(i.clone()).ok())
 }
 
-fn params<T: serde::de::DeserializeOwned + Default>(m: &Message) -> Result<T, (i32, String)> {
+pub(super) fn params<T: serde::de::DeserializeOwned + Default>(
+    m: &Message,
+) -> Result<T, (i32, String)> {
     match &m.params {
         None | Some(serde_json::Value::Null) => Ok(T::default()),
         Some(p) => serde_json::from_value(p.clone())
@@ -142,16 +146,31 @@ async fn handshake_method(
         }
         "ping" => Ok(McpResult::Empty(Empty {})),
         "tools/list" => Ok(McpResult::Tools(ToolsList {
-            tools: vec![asker.tool()],
+            tools: asker.tools(),
             stamp: None,
         })),
         "tools/call" => tools_call(asker, version, m)
             .await
             .map(|r| McpResult::CallTool(Box::new(r))),
+        "resources/list" => pages::list(asker, params(m)?).map(McpResult::Resources),
+        "resources/templates/list" => Ok(McpResult::Templates(TemplatesList {
+            resource_templates: Vec::new(),
+            stamp: None,
+        })),
+        "resources/read" => {
+            let p: ReadParams = required_params(m)?;
+            pages::read(asker, &p).map(McpResult::Read).map_err(|uri| {
+                (
+                    code::RESOURCE_NOT_FOUND,
+                    format!("Resource not found: {uri}"),
+                )
+            })
+        }
         other => Err((
             code::METHOD_NOT_FOUND,
             format!(
-                "method {other:?} is not served; use initialize, ping, tools/list or tools/call"
+                "method {other:?} is not served; use initialize, ping, tools/list, tools/call, \
+                 resources/list or resources/read"
             ),
         )),
     }
@@ -162,6 +181,21 @@ pub(super) fn capabilities() -> Capabilities {
         tools: ToolsCapability {
             list_changed: false,
         },
+        resources: ResourcesCapability {
+            subscribe: false,
+            list_changed: false,
+        },
+    }
+}
+
+/// A method's params that it cannot do without.
+pub(super) fn required_params<T: serde::de::DeserializeOwned>(
+    m: &Message,
+) -> Result<T, (i32, String)> {
+    match &m.params {
+        Some(p) => serde_json::from_value(p.clone())
+            .map_err(|e| (code::INVALID_PARAMS, format!("{} params: {e}", m.method))),
+        None => Err((code::INVALID_PARAMS, format!("{} needs params", m.method))),
     }
 }
 
@@ -179,10 +213,7 @@ pub(super) async fn tools_call(
         None => return Err((code::INVALID_PARAMS, "tools/call needs params".into())),
     };
     if p.name != "ask" {
-        return Err((
-            code::INVALID_PARAMS,
-            format!("unknown tool {:?}; the one tool is `ask`", p.name),
-        ));
+        return pages::call(asker, p, argument_errors_are_results(version)).await;
     }
     let args = serde_json::from_value::<AskArguments>(p.arguments.unwrap_or_default())
         .map_err(|e| format!("ask arguments: {e}"))

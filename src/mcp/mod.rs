@@ -10,10 +10,12 @@
 //!   results, and what it removed (`initialize`, `ping`, batches) refused
 //!   as it says.
 //!
-//! The one `ask` tool runs the `/ask` pipeline and returns its NLWeb
-//! document as `structuredContent`, and the same as text.
+//! The `ask` tool runs the `/ask` pipeline and returns its NLWeb document
+//! as `structuredContent`, and the same as text; `search`, `fetch` and the
+//! resources hand pages over ([`pages`]).
 
 mod handshake;
+pub mod pages;
 mod stateless;
 mod tool;
 
@@ -25,6 +27,7 @@ use crate::protocol::mcp::{
     LIST_TTL_MS, Response, ResultMeta, ResultType, ServerInfo, Stamp, Tool, ToolAnnotations, code,
     inline_schema, meta,
 };
+use crate::protocol::pages::{PageDocument, Resource, SearchArguments, SearchResults};
 use crate::protocol::response::{Document, Echo};
 
 /// Most messages in one batch (where the protocol version has batches).
@@ -36,8 +39,9 @@ pub const MAX_BATCH: usize = 10;
 pub trait Asker {
     /// The documented product, for the tool's description.
     fn product(&self) -> String;
-    /// The `ask` tool as `tools/list` gives it ([`ask_tool`], built once).
-    fn tool(&self) -> Tool;
+    /// The tools as `tools/list` gives them (`ask`, `search`, `fetch`;
+    /// built once).
+    fn tools(&self) -> Vec<Tool>;
     /// Spends `extra` more tokens of the caller's bucket (the request has
     /// spent one already); `Err` with the failure when fewer are left.
     fn spend(&self, extra: u32) -> Result<(), crate::protocol::Failure>;
@@ -51,6 +55,22 @@ pub trait Asker {
         params: Vec<(String, String)>,
         num_results: Option<usize>,
     ) -> impl std::future::Future<Output = Document> + Send;
+    /// Runs `search`: the `/ask` pipeline's retrieval, its sections
+    /// gathered into pages, best first.
+    fn search(
+        &self,
+        args: SearchArguments,
+    ) -> impl std::future::Future<Output = Result<SearchResults, FailureDocument>> + Send;
+    /// The page an id names, its Markdown within the response cap shared
+    /// by `copies` copies of it (`fetch` sends two, `resources/read` one).
+    fn page(&self, id: &str, copies: usize) -> Option<PageDocument>;
+    /// How many pages the index has.
+    fn page_count(&self) -> usize;
+    /// Pages `range` (index order) as resources.
+    fn resources(&self, range: std::ops::Range<usize>) -> Vec<Resource>;
+    /// Whether what pages say is for the caller alone (`ask.auth` on):
+    /// the `cacheScope` of resource results.
+    fn private(&self) -> bool;
 }
 
 /// The HTTP reply to one POST.
@@ -169,7 +189,8 @@ pub fn server_info(product: &str) -> ServerInfo {
 fn instructions(product: &str) -> String {
     format!(
         "Answers questions about {product} from its documentation. Call the `ask` tool with \
-         the user's question; cite the URLs it returns."
+         the user's question; cite the URLs it returns. To read the docs themselves, `search` \
+         finds pages and `fetch` returns one whole, as Markdown; each page is also a resource."
     )
 }
 
@@ -179,6 +200,23 @@ fn stamp(asker: &impl Asker, list: bool) -> Stamp {
         result_type: ResultType::Complete,
         ttl_ms: list.then_some(LIST_TTL_MS),
         cache_scope: list.then_some(CacheScope::Public),
+        meta: ResultMeta {
+            server_info: server_info(&asker.product()),
+        },
+    }
+}
+
+/// What a 2026-07-28 resources result carries: the cache hints, `private`
+/// while tokens decide who reads.
+fn resources_stamp(asker: &impl Asker) -> Stamp {
+    Stamp {
+        result_type: ResultType::Complete,
+        ttl_ms: Some(LIST_TTL_MS),
+        cache_scope: Some(if asker.private() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        }),
         meta: ResultMeta {
             server_info: server_info(&asker.product()),
         },

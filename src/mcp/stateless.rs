@@ -2,12 +2,13 @@
 //! checked rung by rung against its headers, then `server/discover`,
 //! `tools/list` or `tools/call`.
 
-use super::handshake::{capabilities, tools_call};
-use super::{Asker, Headers, Reply, instructions, stamp};
+use super::handshake::{capabilities, params, required_params, tools_call};
+use super::{Asker, Headers, Reply, instructions, pages, resources_stamp, stamp};
 use crate::protocol::mcp::{
     ALL_VERSIONS, DiscoverResult, ErrorObject, Id, JsonRpcVersion, McpResult, Message, Response,
     STATELESS_VERSIONS, ToolsList, UnsupportedVersion, code, meta,
 };
+use crate::protocol::pages::{ReadParams, TemplatesList};
 
 /// Revision 2026-07-28 (`version` is the `MCP-Protocol-Version` header,
 /// empty when absent): one request or notification a POST, checked in the
@@ -118,11 +119,17 @@ fn routing_mismatch(headers: &Headers<'_>, m: &Message) -> Option<&'static str> 
     if headers.method != Some(m.method.as_str()) {
         return Some("Mcp-Method header does not match the request body's method");
     }
-    if m.method == "tools/call" {
+    // `Mcp-Name`: the tool's name, or the resource's URI.
+    let named = match m.method.as_str() {
+        "tools/call" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(member) = named {
         let name = m
             .params
             .as_ref()
-            .and_then(|p| p.get("name"))
+            .and_then(|p| p.get(member))
             .and_then(|n| n.as_str());
         if name.is_some() && headers.name.and_then(decode_header) != name.map(str::to_string) {
             return Some("Mcp-Name header does not match the request body's name");
@@ -142,9 +149,35 @@ async fn serve(asker: &(impl Asker + Sync), id: Id, asked: &str, m: &Message) ->
             stamp: stamp(asker, true),
         })),
         "tools/list" => Ok(McpResult::Tools(ToolsList {
-            tools: vec![asker.tool()],
+            tools: asker.tools(),
             stamp: Some(stamp(asker, true)),
         })),
+        "resources/list" => params(m).and_then(|p| pages::list(asker, p)).map(|mut r| {
+            r.stamp = Some(resources_stamp(asker));
+            McpResult::Resources(r)
+        }),
+        "resources/templates/list" => Ok(McpResult::Templates(TemplatesList {
+            resource_templates: Vec::new(),
+            stamp: Some(resources_stamp(asker)),
+        })),
+        "resources/read" => match required_params::<ReadParams>(m) {
+            Ok(p) => match pages::read(asker, &p) {
+                Ok(mut r) => {
+                    r.stamp = Some(resources_stamp(asker));
+                    Ok(McpResult::Read(r))
+                }
+                // 2026-07-28: -32602, the URI in `data`.
+                Err(uri) => {
+                    return stateless_error(
+                        Some(id),
+                        code::INVALID_PARAMS,
+                        "Resource not found".into(),
+                        Some(serde_json::json!({ "uri": uri })),
+                    );
+                }
+            },
+            Err(e) => Err(e),
+        },
         "tools/call" => tools_call(asker, asked, m).await.map(|mut r| {
             r.stamp = Some(stamp(asker, false));
             McpResult::CallTool(Box::new(r))
@@ -155,7 +188,7 @@ async fn serve(asker: &(impl Asker + Sync), id: Id, asked: &str, m: &Message) ->
                 code::METHOD_NOT_FOUND,
                 format!(
                     "method {other:?} is not served in protocol {asked}; use server/discover, \
-                     tools/list or tools/call"
+                     tools/list, tools/call, resources/list or resources/read"
                 ),
                 Some(serde_json::Value::String(other.to_string())),
             );

@@ -1,7 +1,7 @@
 //! The `ask` tool's call and its result, the same in both regimes.
 
 use super::Asker;
-use crate::protocol::mcp::{AskArguments, CallToolResult, TextContent};
+use crate::protocol::mcp::{AskArguments, CallToolResult, Structured, TextContent};
 use crate::protocol::response::{Document, Echo, TextType};
 use crate::protocol::{FailureDocument, ResultItem, wire};
 
@@ -41,7 +41,7 @@ pub(super) fn tool_result(doc: Document) -> CallToolResult {
             kind: TextType::Text,
             text,
         }],
-        structured_content: doc,
+        structured_content: Some(Structured::Document(Box::new(doc))),
         is_error,
         stamp: None,
     }

@@ -169,6 +169,9 @@ pub mod code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// A bug.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// Resource not found (revisions up to 2025-11-25; 2026-07-28 uses
+    /// -32602 with the URI in `data`).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
     /// Too many requests (server-defined range).
     pub const RATE_LIMITED: i32 = -32000;
     /// Missing, invalid or insufficient credentials (server-defined range).
@@ -254,6 +257,12 @@ pub enum McpResult {
     Tools(ToolsList),
     /// `tools/call`.
     CallTool(Box<CallToolResult>),
+    /// `resources/list`.
+    Resources(super::pages::ResourcesList),
+    /// `resources/read`.
+    Read(super::pages::ReadResult),
+    /// `resources/templates/list`.
+    Templates(super::pages::TemplatesList),
     /// `ping`.
     Empty(Empty),
 }
@@ -333,6 +342,8 @@ pub enum ResultType {
 pub enum CacheScope {
     /// No caller-specific data: any cache may keep it.
     Public,
+    /// For the caller alone (pages read under `ask.auth`).
+    Private,
 }
 
 /// Server capabilities.
@@ -340,6 +351,19 @@ pub enum CacheScope {
 pub struct Capabilities {
     /// Tools, whose list never changes.
     pub tools: ToolsCapability,
+    /// Resources (the pages), whose list never changes while the index
+    /// is loaded; no subscriptions.
+    pub resources: ResourcesCapability,
+}
+
+/// The resources capability.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Always false.
+    pub subscribe: bool,
+    /// Always false.
+    pub list_changed: bool,
 }
 
 /// The tools capability.
@@ -421,13 +445,28 @@ pub struct TextContent {
 pub struct CallToolResult {
     /// The answer as text: the summary, then the sources with their URLs.
     pub content: Vec<TextContent>,
-    /// The NLWeb 0.55 document, as `/ask` answers with `streaming=false`.
-    pub structured_content: Document,
+    /// `ask`: the NLWeb 0.55 document, as `/ask` answers with
+    /// `streaming=false`; `search` and `fetch`: their JSON (absent from
+    /// their error results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Structured>,
     /// True when the document is a failure (NO_RESULTS among them).
     pub is_error: bool,
     /// 2026-07-28's `resultType` and server name.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<Stamp>,
+}
+
+/// A tool result's `structuredContent`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Structured {
+    /// `ask`'s document.
+    Document(Box<Document>),
+    /// `search`'s pages.
+    Search(super::pages::SearchResults),
+    /// `fetch`'s page.
+    Page(super::pages::PageDocument),
 }
 
 /// Schema settings for tool schemas: everything inline, no `$schema`.

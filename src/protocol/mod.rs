@@ -10,6 +10,7 @@ pub mod discovery;
 pub mod failure;
 pub mod mcp;
 pub mod openapi;
+pub mod pages;
 pub mod paths;
 pub mod request;
 pub mod response;

@@ -29,3 +29,9 @@ pub const CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
 /// The MCP catalog path of the extension's earlier drafts: the same
 /// catalog.
 pub const MCP_CATALOG_PATH: &str = "/.well-known/mcp/catalog.json";
+/// `/pages/{key}.md`: each page's Markdown (the route's pattern).
+pub const PAGES_PATH: &str = "/pages/{*page}";
+/// What every page's Markdown path starts with.
+pub const PAGES_PREFIX: &str = "/pages/";
+/// `/llms-full.txt`: every page's Markdown in one file.
+pub const LLMS_FULL_PATH: &str = "/llms-full.txt";

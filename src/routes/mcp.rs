@@ -10,9 +10,14 @@ use axum::response::Response;
 use lambda_http::http::request::Parts;
 
 use crate::analytics::{Client, Query};
+use crate::answer;
 use crate::exchange::{self, Meter};
 use crate::mcp;
+use crate::pages;
 use crate::protocol::mcp::meta::CLIENT_INFO as META_CLIENT_INFO;
+use crate::protocol::pages::{
+    PageDocument, Resource, SearchArguments, SearchResult, SearchResults,
+};
 use crate::protocol::response::Document;
 use crate::protocol::{self, Failure, FailureDocument, RawRequest};
 use crate::reply;
@@ -83,10 +88,17 @@ impl mcp::Asker for Asking<'_> {
         self.state.product.0.clone()
     }
 
-    fn tool(&self) -> crate::protocol::mcp::Tool {
+    fn tools(&self) -> Vec<crate::protocol::mcp::Tool> {
         self.state
-            .ask_tool
-            .get_or_init(|| mcp::ask_tool(&self.state.product.0))
+            .tools
+            .get_or_init(|| {
+                let product = &self.state.product.0;
+                vec![
+                    mcp::ask_tool(product),
+                    mcp::pages::search_tool(product),
+                    mcp::pages::fetch_tool(product),
+                ]
+            })
             .clone()
     }
 
@@ -144,4 +156,85 @@ impl mcp::Asker for Asking<'_> {
         });
         mcp::document(&result, &query_id, &echo)
     }
+
+    async fn search(&self, args: SearchArguments) -> Result<SearchResults, FailureDocument> {
+        let mut params = vec![
+            ("query".to_string(), args.query),
+            ("mode".to_string(), "list".to_string()),
+            ("streaming".to_string(), "false".to_string()),
+        ];
+        if let Some(site) = args.site {
+            params.push(("site".into(), site));
+        }
+        let raw = RawRequest {
+            params,
+            accept: None,
+            body: &[],
+        };
+        let state = self.state;
+        let parsed = protocol::parse(&raw, &state.limits)
+            .map_err(|f| FailureDocument::new(&f, None, &state.echo(None)))?;
+        let query_id = state.new_query_id();
+        let started = exchange::started(self.parts);
+        let found = state.find(&parsed, SEARCH_SECTIONS);
+        state.analytics.query(&Query {
+            route: crate::routes::MCP_PATH,
+            client: self.client(),
+            request_id: request_id(self.parts),
+            query_id: &query_id,
+            client_query_id: false,
+            request: &parsed,
+            result: found.as_ref().map(|f| &f.answer),
+            latency_ms: started.elapsed().as_secs_f64() * 1e3,
+            cold_start: exchange::cold_start(self.parts),
+        });
+        let found =
+            found.map_err(|f| FailureDocument::new(&f, None, &state.echo(Some(&parsed))))?;
+        let docs = state.docs();
+        let mut results: Vec<SearchResult> = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
+        for (section, item) in found.sections().zip(&found.answer.items) {
+            let page = state.index.section_page(section);
+            if seen.contains(&page) {
+                continue;
+            }
+            seen.push(page);
+            results.push(SearchResult {
+                id: pages::id(&state.index, page),
+                title: state.index.page(page).title.to_string(),
+                url: answer::page_url(docs, page),
+                text: item.description.clone(),
+            });
+        }
+        Ok(SearchResults { results })
+    }
+
+    fn page(&self, id: &str, copies: usize) -> Option<PageDocument> {
+        let state = self.state;
+        let page = pages::find(&state.index, id)?;
+        Some(pages::document(
+            &state.index,
+            page,
+            &state.config.site,
+            answer::page_url(state.docs(), page),
+            pages::budget(state.config.max_response_bytes, copies),
+        ))
+    }
+
+    fn page_count(&self) -> usize {
+        self.state.index.page_count()
+    }
+
+    fn resources(&self, range: std::ops::Range<usize>) -> Vec<Resource> {
+        range
+            .map(|p| pages::resource(&self.state.index, p as u32))
+            .collect()
+    }
+
+    fn private(&self) -> bool {
+        self.state.auth.mode() != crate::auth::Mode::Off
+    }
 }
+
+/// Sections `search` reads (at most two a page): up to 10 pages.
+const SEARCH_SECTIONS: usize = 20;

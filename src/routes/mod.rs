@@ -21,13 +21,14 @@ pub mod llms;
 pub mod mcp;
 pub mod metadata;
 pub mod openapi;
+pub mod pages;
 pub mod sites;
 pub mod who;
 pub mod widget;
 
 pub use crate::protocol::paths::{
-    CONFIG_PATH, LLMS_PATH, MCP_PATH, NLWEB_ASK_PATH, OPENAPI_PATH, RESOURCE_METADATA_PATH,
-    SITES_PATH, WHO_PATH, WIDGET_PATH,
+    CONFIG_PATH, LLMS_FULL_PATH, LLMS_PATH, MCP_PATH, NLWEB_ASK_PATH, OPENAPI_PATH, PAGES_PATH,
+    RESOURCE_METADATA_PATH, SITES_PATH, WHO_PATH, WIDGET_PATH,
 };
 
 /// The validator of a GET's answer, if it has one (the function may leave
@@ -134,6 +135,14 @@ pub const ROUTES: &[Route] = &[
     plain(CONFIG_PATH, || get(config::handle), config::fragment),
     plain(LLMS_PATH, || get(llms::handle), llms::fragment),
     Route {
+        validator: Some(pages::full_validator as ValidatorFn),
+        ..plain(LLMS_FULL_PATH, || get(pages::full), pages::full_fragment)
+    },
+    Route {
+        validator: Some(pages::validator as ValidatorFn),
+        ..plain(PAGES_PATH, || get(pages::handle), pages::fragment)
+    },
+    Route {
         guarded: false,
         ..plain(OPENAPI_PATH, || get(openapi::handle), openapi::fragment)
     },
@@ -172,9 +181,16 @@ pub const ROUTES: &[Route] = &[
     },
 ];
 
-/// The route at `path` (stage and trailing slash already gone).
+/// The route at `path` (stage and trailing slash already gone): the one
+/// whose path it is, or whose pattern (`/pages/{*page}`) it matches.
 pub fn of(path: &str) -> Option<&'static Route> {
-    ROUTES.iter().find(|r| r.path == path)
+    ROUTES.iter().find(|r| r.path == path).or_else(|| {
+        ROUTES.iter().find(|r| {
+            r.path
+                .split_once("{*")
+                .is_some_and(|(prefix, _)| path.len() > prefix.len() && path.starts_with(prefix))
+        })
+    })
 }
 
 /// The OpenAPI document of every route in [`ROUTES`] (the RFC 9728

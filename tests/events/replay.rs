@@ -132,6 +132,11 @@ fn check_body(file: &str, status: u16, kind: &str, code: Option<&str>, resp: &Re
             assert_eq!(ct, "text/plain; charset=utf-8", "{file}");
             assert!(body_text(resp).starts_with("# "), "{file}");
         }
+        "text/markdown" => {
+            assert_eq!(ct, "text/markdown; charset=utf-8", "{file}");
+            assert!(body_text(resp).starts_with("# "), "{file}");
+            assert!(header(resp, "etag").is_some(), "{file}");
+        }
         _ => assert!(resp.body().is_empty(), "{file}"),
     }
 }
@@ -209,9 +214,28 @@ fn check_json_rpc(file: &str, code: Option<&str>, ct: &str, resp: &Response<Body
             }
             if let Some(doc) = msg["result"].get("structuredContent") {
                 assert_eq!(msg["result"]["isError"], false, "{file}");
-                let doc: nlweb_ask::protocol::Document =
-                    serde_json::from_value(doc.clone()).unwrap();
-                assert!(matches!(doc, nlweb_ask::protocol::Document::Answer(_)));
+                // The tool's JSON, also as its one text item.
+                let text = msg["result"]["content"][0]["text"].as_str().unwrap_or("");
+                if file.contains("search") {
+                    let s: nlweb_ask::protocol::pages::SearchResults =
+                        serde_json::from_value(doc.clone()).unwrap();
+                    assert!(!s.results.is_empty(), "{file}");
+                    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), *doc, "{file}");
+                } else if file.contains("fetch") {
+                    let p: nlweb_ask::protocol::pages::PageDocument =
+                        serde_json::from_value(doc.clone()).unwrap();
+                    assert!(p.text.starts_with("# "), "{file}");
+                    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), *doc, "{file}");
+                } else {
+                    let doc: nlweb_ask::protocol::Document =
+                        serde_json::from_value(doc.clone()).unwrap();
+                    assert!(matches!(doc, nlweb_ask::protocol::Document::Answer(_)));
+                }
+            }
+            if file.contains("resources-list") {
+                let r = &msg["result"]["resources"];
+                assert!(r.as_array().is_some_and(|r| !r.is_empty()), "{file}");
+                assert_eq!(r[0]["mimeType"], "text/markdown", "{file}");
             }
         }
     }

@@ -60,14 +60,21 @@ pub fn llms_txt(index: &Index, docs_base_url: &str, api_base_url: &str) -> Strin
         out.push('\n');
     }
     let api = api_base_url.trim_end_matches('/');
+    let first = if index.meta.pages > 0 {
+        crate::pages::key(index, 0)
+    } else {
+        "index"
+    };
     out.push_str(&format!(
         "\n## API\n\n\
          - [Ask]({api}/ask): NLWeb 0.55 `/ask` — GET `?query=…` or POST `{{\"query\":{{\"text\":…}}}}`; JSON or Server-Sent Events; modes list, summarize, generate\n\
-         - [MCP]({api}/mcp): Model Context Protocol over Streamable HTTP (POST, JSON responses; revisions 2024-11-05 to 2026-07-28) with one tool, `ask`\n\
+         - [MCP]({api}/mcp): Model Context Protocol over Streamable HTTP (POST, JSON responses; revisions 2024-11-05 to 2026-07-28): tools `ask`, `search` and `fetch`, and each page as a resource\n\
          - [Feedback]({api}/ask/feedback): POST `{{\"query_id\":…,\"rating\":\"up\"}}` (or `\"down\"`) to rate an answer by its `query_id`; 204\n\
          - [MCP server card]({api}/mcp/server-card): the MCP server's card (name, version, where it answers, the revisions it serves)\n\
          - [OpenAPI]({api}/openapi.json): the OpenAPI 3.1 description of these endpoints\n\
-         - [Sites]({api}/sites): the site this index serves, with its page and section counts and build id\n"
+         - [Sites]({api}/sites): the site this index serves, with its page and section counts and build id\n\
+         - [Full text]({api}/llms-full.txt): every page as Markdown in one file\n\
+         - [Pages as Markdown]({api}/pages/{first}.md): each page at `/pages/` and its path in the docs without `.mdx`, as Markdown\n"
     ));
     out
 }
@@ -136,7 +143,7 @@ mod tests {
             txt.contains("- [Feedback](https://api.x.dev/prod/ask/feedback): "),
             "{txt}"
         );
-        assert_eq!(txt.matches("\n- [").count(), 3 + 6);
+        assert_eq!(txt.matches("\n- [").count(), 3 + 8);
         assert_eq!(txt.matches("\n## ").count(), 2);
     }
 }

@@ -73,7 +73,8 @@ pub fn markdown(index: &Index, page: u32) -> String {
         let section = index.section(s);
         // A section whose heading is the page's title (a source's own H1)
         // is not said twice.
-        if !section.anchor.is_empty() && !(section.level == 1 && section.heading == p.title) {
+        let title_again = section.level == 1 && section.heading == p.title;
+        if !section.anchor.is_empty() && !title_again {
             out.push_str(&heading(section.level, section.heading));
             out.push_str("\n\n");
         }

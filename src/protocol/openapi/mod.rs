@@ -111,15 +111,21 @@ fn headers() -> Value {
     ])
 }
 
+/// A route's path as OpenAPI writes it: `/pages/{*page}` is
+/// `/pages/{page}`.
+pub fn path_of(route: &str) -> String {
+    route.replace("{*", "{")
+}
+
 /// The OpenAPI 3.1 document of `routes` (each a path and its fragment).
 pub fn document(routes: impl IntoIterator<Item = (&'static str, Fragment)>) -> Value {
     let mut g = Schemas::new();
     let p = Parts::new(&mut g);
-    let paths: Vec<(&str, Value)> = routes
+    let paths: Map<String, Value> = routes
         .into_iter()
-        .map(|(path, fragment)| (path, fragment(&p)))
+        .map(|(path, fragment)| (path_of(path), fragment(&p)))
         .collect();
-    let paths = obj(&paths);
+    let paths = Value::Object(paths);
     let schemas: Map<String, Value> = g.0.take_definitions(true).into_iter().collect();
     obj(&[
         ("openapi", s("3.1.0")),
