@@ -73,18 +73,20 @@ pub fn fragment(p: &oa::Parts) -> serde_json::Value {
         "pageMarkdown",
         "One page of the docs as Markdown (headings, paragraphs, lists, tables, code fences with their language), at its key: its path in the docs folder without .mdx (resources/list on /mcp lists them); ETag keyed to the index build; 404 for a page that is not there",
         text("Markdown", "text/markdown"),
-        vec![obj(&[
-            ("name", s("page")),
-            ("in", s("path")),
-            ("required", serde_json::Value::Bool(true)),
-            (
-                "description",
-                s("The page's key and .md, such as quickstart.md or guides/auth/index.md"),
-            ),
-            ("schema", obj(&[("type", s("string"))])),
-        ])],
+        vec![],
         vec![],
     );
+    // A path parameter, for every operation of the path.
+    item["parameters"] = serde_json::Value::Array(vec![obj(&[
+        ("name", s("page")),
+        ("in", s("path")),
+        ("required", serde_json::Value::Bool(true)),
+        (
+            "description",
+            s("The page's key and .md, such as quickstart.md or guides/auth/index.md"),
+        ),
+        ("schema", obj(&[("type", s("string"))])),
+    ])]);
     let get = &mut item["get"];
     get["responses"] = with_not_modified(get["responses"].take());
     item

@@ -7,7 +7,8 @@ against a running `ask` binary, in each of its connection modes:
 - `2026-07-28`: pinned, no probe, every request stateless.
 
 Each lists the tools, calls `ask` for an answer (list and summarize) and for
-NO_RESULTS, and compares the answer with /ask's. Run by tests/e2e/ with
+NO_RESULTS, and compares the answer with /ask's; calls `search` and `fetch`
+(OpenAI's connector shapes) and lists and reads the pages as resources. Run by tests/e2e/ with
 the /mcp URL and the /ask URL of the same endpoint; prints one line per
 check and exits non-zero on the first failure.
 
@@ -50,7 +51,8 @@ async def session(mcp_url, ask_url, mode, revision):
             check(client.server_info.name == "nlweb-ask", f"[{mode}] server name nlweb-ask")
 
         tools = (await client.list_tools()).tools
-        check([t.name for t in tools] == ["ask"], f"[{mode}] one tool, ask")
+        check([t.name for t in tools] == ["ask", "search", "fetch"],
+              f"[{mode}] the tools ask, search and fetch")
         tool = tools[0]
         check("documentation" in (tool.description or ""), f"[{mode}] ask has a description")
         check(tool.title and "docs" in tool.title, f"[{mode}] ask has a title")
@@ -92,6 +94,33 @@ async def session(mcp_url, ask_url, mode, revision):
         check(miss.is_error, f"[{mode}] NO_RESULTS comes back with isError true")
         check(miss.structured_content["error"]["code"] == "NO_RESULTS",
               f"[{mode}] its structuredContent is the NO_RESULTS failure document")
+
+        # search and fetch: one text item holding the JSON, and the same
+        # value as structuredContent.
+        found = await client.call_tool("search", {"query": QUESTION})
+        check(not found.is_error and len(found.content) == 1, f"[{mode}] search: one text item")
+        results = json.loads(found.content[0].text)
+        check(results == found.structured_content, f"[{mode}] search: text JSON == structuredContent")
+        first = results["results"][0]
+        check(set(first) >= {"id", "title", "url"} and first["id"].startswith("docs://"),
+              f"[{mode}] search: id, title, url ({first['id']})")
+        page = await client.call_tool("fetch", {"id": first["id"]})
+        doc = json.loads(page.content[0].text)
+        check(doc == page.structured_content and doc["id"] == first["id"],
+              f"[{mode}] fetch: the page by its id")
+        check(doc["text"].startswith("# ") and set(doc["metadata"]) >= {"site", "headings", "build_id"},
+              f"[{mode}] fetch: Markdown text and metadata ({len(doc['text'])} chars)")
+        gone = await client.call_tool("fetch", {"id": "docs://no-such-page"})
+        check(gone.is_error, f"[{mode}] fetch of an unknown id is a tool error")
+
+        # The pages as resources: listed, and read as Markdown.
+        listed = await client.list_resources()
+        uris = [str(r.uri) for r in listed.resources]
+        check(first["id"] in uris and all(r.mime_type == "text/markdown" for r in listed.resources),
+              f"[{mode}] resources/list: {len(uris)} pages, text/markdown")
+        read = await client.read_resource(first["id"])
+        check(read.contents[0].text == doc["text"] and read.contents[0].mime_type == "text/markdown",
+              f"[{mode}] resources/read gives fetch's Markdown")
 
 
 async def main(mcp_url, ask_url):

@@ -12,6 +12,7 @@ Prints a summary line and exits non-zero on any problem.
 import base64
 import copy
 import json
+import re
 import sys
 
 from jsonschema import Draft202012Validator
@@ -49,6 +50,11 @@ for line in open(responses_path):
     # The route without a stage prefix: the whole path if the API has it
     # (/.well-known/...), else its last segment (/Prod/ask -> /ask).
     path = full if full in spec["paths"] else "/" + full.split("/")[-1]
+    # A templated path (`/pages/{page}`) the route, stage or not, matches.
+    for p in spec["paths"]:
+        pattern = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(p))
+        if "{" in p and re.fullmatch(f"(/[^/]+)?{pattern}", full):
+            path = p
     status = str(resp["statusCode"])
     headers = {k.lower(): v for k, v in (resp.get("headers") or {}).items()}
     for k, v in (resp.get("multiValueHeaders") or {}).items():

@@ -7,16 +7,18 @@ use crate::support::docs;
 
 /// The scenarios of the official MCP conformance suite
 /// (`@modelcontextprotocol/conformance`, tests/clients/conformance) that
-/// apply to a server with one tool and no resources, prompts or logging.
-const CONFORMANCE_APPLIES: [&str; 4] = [
+/// apply to a server with tools and resources (the pages) and no prompts
+/// or logging.
+const CONFORMANCE_APPLIES: [&str; 5] = [
     "server-initialize",
     "ping",
     "tools-list",
+    "resources-list",
     "dns-rebinding-protection",
 ];
 
 /// The suite's other server scenarios, and why they do not apply.
-const CONFORMANCE_DOES_NOT_APPLY: [(&str, &str); 28] = [
+const CONFORMANCE_DOES_NOT_APPLY: [(&str, &str); 27] = [
     ("logging-set-level", "no logging capability"),
     (
         "completion-complete",
@@ -82,12 +84,26 @@ const CONFORMANCE_DOES_NOT_APPLY: [(&str, &str); 28] = [
         "server-sse-multiple-streams",
         "needs sessions and several SSE streams; /mcp is stateless and answers JSON",
     ),
-    ("resources-list", "no resources"),
-    ("resources-read-text", "no resources"),
-    ("resources-read-binary", "no resources"),
-    ("resources-templates-read", "no resources"),
-    ("resources-subscribe", "no resources"),
-    ("resources-unsubscribe", "no resources"),
+    (
+        "resources-read-text",
+        "reads the suite's fixture test://static-text",
+    ),
+    (
+        "resources-read-binary",
+        "reads the suite's fixture test://static-binary",
+    ),
+    (
+        "resources-templates-read",
+        "reads the suite's fixture template test://template/123/data",
+    ),
+    (
+        "resources-subscribe",
+        "no subscriptions (the pages change only with a deployment)",
+    ),
+    (
+        "resources-unsubscribe",
+        "no subscriptions (the pages change only with a deployment)",
+    ),
     ("prompts-list", "no prompts"),
     ("prompts-get-simple", "no prompts"),
     ("prompts-get-with-args", "no prompts"),

@@ -6,7 +6,8 @@
 //   back to initialize only if refused: it must end on 2026-07-28 here) and
 //   pinned to 2026-07-28.
 // Each lists the tools (which makes the SDK validate later structuredContent
-// against the outputSchema), calls `ask` for an answer and for NO_RESULTS.
+// against the outputSchema), calls `ask` for an answer and for NO_RESULTS,
+// `search` and `fetch`, and lists and reads the pages as resources.
 // Prints one line per check; exits non-zero on the first failure.
 //
 //   node tests/clients/mcp-ts/mcp_client.mjs MCP_URL
@@ -39,7 +40,7 @@ async function session(label, client, transport, revision) {
   check(agreed === revision, `[${label}] agreed protocol ${agreed}`);
   check(client.getServerVersion()?.name === "nlweb-ask", `[${label}] server name nlweb-ask`);
   const { tools } = await client.listTools();
-  check(tools.length === 1 && tools[0].name === "ask", `[${label}] one tool, ask`);
+  check(tools.map((t) => t.name).join() === "ask,search,fetch", `[${label}] the tools ask, search and fetch`);
   const tool = tools[0];
   check(tool.annotations?.readOnlyHint === true && tool.annotations?.openWorldHint === false,
     `[${label}] read-only, closed-world hints`);
@@ -55,6 +56,21 @@ async function session(label, client, transport, revision) {
   const miss = await client.callTool({ name: "ask", arguments: { query: NO_MATCH } });
   check(miss.isError === true, `[${label}] NO_RESULTS comes back with isError true`);
   check(miss.structuredContent.error.code === "NO_RESULTS", `[${label}] its document is NO_RESULTS`);
+
+  const found = await client.callTool({ name: "search", arguments: { query: QUESTION } });
+  const results = JSON.parse(found.content[0].text);
+  assert.deepEqual(results, found.structuredContent);
+  const first = results.results[0];
+  check(first.id.startsWith("docs://") && first.title && first.url, `[${label}] search: id, title, url`);
+  const page = await client.callTool({ name: "fetch", arguments: { id: first.id } });
+  const fetched = JSON.parse(page.content[0].text);
+  assert.deepEqual(fetched, page.structuredContent);
+  check(fetched.id === first.id && fetched.text.startsWith("# ") && fetched.metadata.build_id, `[${label}] fetch: the page as Markdown`);
+  const { resources } = await client.listResources();
+  check(resources.some((r) => r.uri === first.id) && resources.every((r) => r.mimeType === "text/markdown"),
+    `[${label}] resources/list: ${resources.length} pages`);
+  const read = await client.readResource({ uri: first.id });
+  check(read.contents[0].text === fetched.text, `[${label}] resources/read gives fetch's Markdown`);
   await client.close();
 }
 
