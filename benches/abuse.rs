@@ -108,6 +108,13 @@ fn main() {
     };
     let tools_list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let tools_call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"query":"how do I configure the rate limit","mode":"summarize"}}}"#;
+    let fetch_api = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"docs://api"}}}"#;
+    let get = |path: &str| {
+        let mut v = event("http-get-llms-txt.json");
+        v["rawPath"] = json!(path);
+        v["requestContext"]["http"]["path"] = json!(path);
+        v
+    };
     let mut crafted = event("http-post-mcp-tools-list.json");
     crafted["headers"]["authorization"] =
         json!("Bearer eyJhbGciOiJSUzI1NiIsImtpZCI6IgcKIn0.e30.c2ln");
@@ -145,6 +152,20 @@ fn main() {
             ),
         ),
         ("/mcp with a crafted bearer token (401)", crafted),
+        (
+            "/mcp tools/call search",
+            mcp(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"how do I configure the rate limit"}}}"#.into()),
+        ),
+        (
+            "/mcp tools/call fetch, the largest page (api)",
+            mcp(fetch_api.into()),
+        ),
+        (
+            "/mcp batch of 10 tools/call fetch of the largest page",
+            mcp(batch(10, fetch_api)),
+        ),
+        ("GET /pages/api.md, the largest page", get("/pages/api.md")),
+        ("GET /llms-full.txt, every page", get("/llms-full.txt")),
     ];
     println!(
         "| request | status | tokens | CPU µs | CPU µs a token | × typical | bytes | bytes a token |"

@@ -236,5 +236,7 @@ impl mcp::Asker for Asking<'_> {
     }
 }
 
-/// Sections `search` reads (at most two a page): up to 10 pages.
-const SEARCH_SECTIONS: usize = 20;
+/// Sections `search` reads: `/ask`'s most (at most two a page, so 5 to 10
+/// pages). Each costs a snippet; 20 cost 3.3 times an `/ask` list answer
+/// (BENCHMARKS.md, "Cost per token").
+const SEARCH_SECTIONS: usize = 10;
