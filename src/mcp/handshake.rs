@@ -5,12 +5,13 @@
 use super::pages;
 use super::tool::{call_ask, tool_result};
 use super::{Asker, MAX_BATCH, Reply, failure_reply, instructions, server_info};
+use crate::protocol::mcp::TemplatesList;
 use crate::protocol::mcp::{
     AskArguments, CallToolParams, CallToolResult, Capabilities, Empty, HANDSHAKE_VERSIONS, Id,
     InitializeParams, InitializeResult, McpResult, Message, ResourcesCapability, Response,
     ToolsCapability, ToolsList, argument_errors_are_results, batches_allowed, code,
 };
-use crate::protocol::pages::{ReadParams, TemplatesList};
+use crate::protocol::pages::ReadParams;
 use crate::protocol::response::{Document, Echo};
 use crate::protocol::{Failure, FailureDocument};
 

@@ -256,4 +256,6 @@ fn carries_stateless_meta(value: &serde_json::Value) -> bool {
 }
 
 #[cfg(test)]
+mod pages_tests;
+#[cfg(test)]
 mod tests;

@@ -9,9 +9,9 @@ use crate::protocol::mcp::{
     CallToolParams, CallToolResult, Structured, TextContent, Tool, ToolAnnotations, code,
     inline_schema,
 };
+use crate::protocol::mcp::{ReadResult, ResourceText, ResourcesList};
 use crate::protocol::pages::{
-    FetchArguments, ListParams, PageDocument, ReadParams, ReadResult, ResourceText, ResourcesList,
-    SearchArguments, SearchResults,
+    FetchArguments, ListParams, PageDocument, ReadParams, SearchArguments, SearchResults,
 };
 use crate::protocol::response::TextType;
 

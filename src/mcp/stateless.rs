@@ -4,11 +4,12 @@
 
 use super::handshake::{capabilities, params, required_params, tools_call};
 use super::{Asker, Headers, Reply, instructions, pages, resources_stamp, stamp};
+use crate::protocol::mcp::TemplatesList;
 use crate::protocol::mcp::{
     ALL_VERSIONS, DiscoverResult, ErrorObject, Id, JsonRpcVersion, McpResult, Message, Response,
     STATELESS_VERSIONS, ToolsList, UnsupportedVersion, code, meta,
 };
-use crate::protocol::pages::{ReadParams, TemplatesList};
+use crate::protocol::pages::ReadParams;
 
 /// Revision 2026-07-28 (`version` is the `MCP-Protocol-Version` header,
 /// empty when absent): one request or notification a POST, checked in the

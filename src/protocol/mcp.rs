@@ -258,11 +258,11 @@ pub enum McpResult {
     /// `tools/call`.
     CallTool(Box<CallToolResult>),
     /// `resources/list`.
-    Resources(super::pages::ResourcesList),
+    Resources(ResourcesList),
     /// `resources/read`.
-    Read(super::pages::ReadResult),
+    Read(ReadResult),
     /// `resources/templates/list`.
-    Templates(super::pages::TemplatesList),
+    Templates(TemplatesList),
     /// `ping`.
     Empty(Empty),
 }
@@ -467,6 +467,54 @@ pub enum Structured {
     Search(super::pages::SearchResults),
     /// `fetch`'s page.
     Page(super::pages::PageDocument),
+}
+
+/// `resources/list`'s result: the pages in the index's order, 100 at a
+/// time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesList {
+    /// This page of pages.
+    pub resources: Vec<super::pages::Resource>,
+    /// Where the next page starts; absent on the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// 2026-07-28's `resultType`, cache hints and server name.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
+}
+
+/// `resources/read`'s result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadResult {
+    /// The page, one text.
+    pub contents: Vec<ResourceText>,
+    /// 2026-07-28's `resultType`, cache hints and server name.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
+}
+
+/// A resource's text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceText {
+    /// The page's id.
+    pub uri: String,
+    /// `text/markdown`.
+    pub mime_type: String,
+    /// The whole page as Markdown (cut as `fetch` cuts it).
+    pub text: String,
+}
+
+/// `resources/templates/list`'s result: none (every page is listed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplatesList {
+    /// Empty.
+    pub resource_templates: Vec<serde_json::Value>,
+    /// 2026-07-28's `resultType`, cache hints and server name.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
 }
 
 /// Schema settings for tool schemas: everything inline, no `$schema`.

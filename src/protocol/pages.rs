@@ -2,12 +2,11 @@
 //! MCP `search` and `fetch` tools' arguments and results (the shapes of
 //! OpenAI's "Building MCP servers" page, which ChatGPT's connectors and
 //! deep research require), and MCP resources: each page as a
-//! `text/markdown` resource whose URI is the page's id.
+//! `text/markdown` resource whose URI is the page's id (the results that
+//! carry them are in `super::mcp`, beside the other results).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use super::mcp::Stamp;
 
 /// The `search` tool's arguments.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
@@ -111,52 +110,4 @@ pub struct Resource {
     pub description: Option<String>,
     /// `text/markdown`.
     pub mime_type: String,
-}
-
-/// `resources/list`'s result: the pages in the index's order, 100 at a
-/// time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourcesList {
-    /// This page of pages.
-    pub resources: Vec<Resource>,
-    /// Where the next page starts; absent on the last.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// 2026-07-28's `resultType`, cache hints and server name.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub stamp: Option<Stamp>,
-}
-
-/// `resources/read`'s result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ReadResult {
-    /// The page, one text.
-    pub contents: Vec<ResourceText>,
-    /// 2026-07-28's `resultType`, cache hints and server name.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub stamp: Option<Stamp>,
-}
-
-/// A resource's text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceText {
-    /// The page's id.
-    pub uri: String,
-    /// `text/markdown`.
-    pub mime_type: String,
-    /// The whole page as Markdown (cut as `fetch` cuts it).
-    pub text: String,
-}
-
-/// `resources/templates/list`'s result: none (every page is listed).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TemplatesList {
-    /// Empty.
-    pub resource_templates: Vec<serde_json::Value>,
-    /// 2026-07-28's `resultType`, cache hints and server name.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub stamp: Option<Stamp>,
 }

@@ -319,7 +319,8 @@ fn ask_event_files() -> Vec<String> {
         .collect();
     files.sort();
     // The checklist is about /ask: leave out the events of /mcp,
-    // /sites, /openapi.json and /llms.txt (tests/events/ covers them).
+    // /sites, /openapi.json, /llms.txt and the pages' Markdown
+    // (tests/events/ covers them).
     files.retain(|f| {
         let e = event_json(f);
         let path = e["rawPath"].as_str().or(e["path"].as_str()).unwrap_or("");
@@ -331,6 +332,7 @@ fn ask_event_files() -> Vec<String> {
             "/sites",
             "/openapi.json",
             "/llms.txt",
+            "/llms-full.txt",
             "/.well-known/oauth-protected-resource",
             "/ask/widget.js",
             "/config",
@@ -338,6 +340,7 @@ fn ask_event_files() -> Vec<String> {
         ]
         .iter()
         .any(|r| path.ends_with(r))
+            && !path.contains("/pages/")
     });
     files
 }

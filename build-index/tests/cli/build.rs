@@ -265,7 +265,7 @@ fn writes_the_llms_txt_of_the_index_it_builds() {
     assert!(written.starts_with("# nlweb-ask\n\n> "), "{written}");
     assert_eq!(
         written.lines().filter(|l| l.starts_with("- [")).count(),
-        index.meta.pages as usize + 6
+        index.meta.pages as usize + 8
     );
     assert!(written.contains("(https://api.example.com/prod/mcp)"));
     assert!(written.contains("(https://api.example.com/prod/ask/feedback)"));
