@@ -29,7 +29,6 @@ pub type Service = tower::util::MapResponse<
 
 /// The routes and their layers over `state`.
 pub fn router(state: State) -> Router {
-    std::sync::LazyLock::force(&routes::openapi::DOCUMENT);
     let mut router = Router::new();
     for route in routes::served(&state) {
         router = router.route(route.path, (route.serve)());
@@ -42,7 +41,15 @@ pub fn router(state: State) -> Router {
 /// that a test can try one).
 pub fn layered(router: Router<State>, state: State) -> Router {
     let panic_state = state.clone();
+    // The OpenAPI document of the table, made once (it does not change
+    // while the binary runs).
+    static OPENAPI: std::sync::OnceLock<std::sync::Arc<serde_json::Value>> =
+        std::sync::OnceLock::new();
+    let openapi = OPENAPI
+        .get_or_init(|| std::sync::Arc::new(routes::openapi_document()))
+        .clone();
     router
+        .layer(axum::Extension(routes::openapi::Document(openapi)))
         .route_layer(
             ServiceBuilder::new()
                 .layer(from_fn_with_state(state.clone(), layers::admit))

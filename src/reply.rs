@@ -12,7 +12,7 @@ use crate::protocol::response::{Echo, NotFound};
 use crate::protocol::{Failure, FailureDocument};
 
 /// The `/mcp` path: its failures are JSON-RPC errors.
-pub use crate::routes::MCP_PATH;
+pub use crate::protocol::paths::MCP_PATH;
 
 /// The 404 of an unknown path and of every path when `ask.enabled` is
 /// false.

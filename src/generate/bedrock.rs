@@ -11,9 +11,10 @@ use aws_sdk_bedrockruntime::types::{
     SystemContentBlock,
 };
 
-use super::{
-    BedrockConfig, Fallback, Generator, Prompt, Writing, Written, system_prompt, user_prompt,
-};
+use super::model::{Generator, Prompt, Writing, Written};
+use super::prompt::{system_prompt, user_prompt};
+use crate::config::BedrockConfig;
+use crate::protocol::response::Fallback;
 
 /// Amazon Bedrock, through the Converse API of `aws-sdk-bedrockruntime`.
 pub struct Bedrock {

@@ -2,7 +2,8 @@
 //! sources it was not given are removed with the sentences left uncited;
 //! an answer with no valid citation falls back.
 
-use super::{Fallback, NOT_IN_SOURCES};
+use super::prompt::NOT_IN_SOURCES;
+use crate::protocol::response::Fallback;
 
 /// A piece of a model's text: prose (or a code span, never split), or a
 /// citation of a source that was given.

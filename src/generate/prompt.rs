@@ -2,7 +2,7 @@
 //! sources and conversation (user prompt), with everything quoted so that
 //! the docs cannot close their tags.
 
-use super::{Prompt, SOURCE_CHARS};
+use super::model::{Prompt, SOURCE_CHARS};
 
 /// The system prompt: rules the sources cannot change.
 pub fn system_prompt(product: &str) -> String {

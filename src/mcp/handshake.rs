@@ -3,8 +3,8 @@
 //! has them.
 
 use super::pages;
+use super::server::{Asker, MAX_BATCH, Reply, failure_reply, instructions, server_info};
 use super::tool::{call_ask, tool_result};
-use super::{Asker, MAX_BATCH, Reply, failure_reply, instructions, server_info};
 use crate::protocol::mcp::TemplatesList;
 use crate::protocol::mcp::{
     AskArguments, CallToolParams, CallToolResult, Capabilities, Empty, HANDSHAKE_VERSIONS, Id,

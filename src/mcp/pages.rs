@@ -4,7 +4,7 @@
 //! `resources/list` and `resources/read` (each page a `text/markdown`
 //! resource whose URI is its id).
 
-use super::Asker;
+use super::server::Asker;
 use crate::protocol::mcp::{
     CallToolParams, CallToolResult, Structured, TextContent, Tool, ToolAnnotations, code,
     inline_schema,

@@ -1,7 +1,9 @@
 //! `search`, `fetch` and the resources, in both regimes.
 
-use super::tests::{headers, modern, post, send};
+use super::stateless_tests::{headers, modern};
+use super::tests::{post, send};
 use super::*;
+use crate::protocol::mcp::*;
 
 /// A tool call at `version` (a handshake revision) and its result.
 fn call(version: &str, name: &str, arguments: &str) -> serde_json::Value {

@@ -3,7 +3,8 @@
 //! `tools/list` or `tools/call`.
 
 use super::handshake::{capabilities, params, required_params, tools_call};
-use super::{Asker, Headers, Reply, instructions, pages, resources_stamp, stamp};
+use super::pages;
+use super::server::{Asker, Headers, Reply, instructions, resources_stamp, stamp};
 use crate::protocol::mcp::TemplatesList;
 use crate::protocol::mcp::{
     ALL_VERSIONS, DiscoverResult, ErrorObject, Id, JsonRpcVersion, McpResult, Message, Response,

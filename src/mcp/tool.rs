@@ -1,6 +1,6 @@
 //! The `ask` tool's call and its result, the same in both regimes.
 
-use super::Asker;
+use super::server::Asker;
 use crate::protocol::mcp::{AskArguments, CallToolResult, Structured, TextContent};
 use crate::protocol::response::{Document, Echo, TextType};
 use crate::protocol::{FailureDocument, ResultItem, wire};

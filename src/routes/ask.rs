@@ -251,7 +251,7 @@ fn record(
     started: Instant,
 ) {
     state.analytics.query(&Query {
-        route: crate::routes::NLWEB_ASK_PATH,
+        route: crate::protocol::paths::NLWEB_ASK_PATH,
         client: Client::of(&parts.headers),
         request_id: request_id(parts),
         query_id,

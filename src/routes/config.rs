@@ -4,8 +4,8 @@ use axum::extract::{Request, State as Ctx};
 use axum::response::Response;
 use lambda_http::http::request::Parts;
 
-use super::RESOURCE_METADATA_PATH;
 use crate::protocol::openapi::{self as oa, get_protected, json};
+use crate::protocol::paths::RESOURCE_METADATA_PATH;
 use crate::protocol::response::ResponseFormat;
 use crate::protocol::{self, Mode};
 use crate::reply;
@@ -65,12 +65,12 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
         }
         .to_string(),
         endpoints: ConfigEndpoints {
-            ask: at(crate::routes::NLWEB_ASK_PATH),
-            who: at(crate::routes::WHO_PATH),
-            mcp: at(crate::routes::MCP_PATH),
-            sites: at(crate::routes::SITES_PATH),
-            llms_txt: at(crate::routes::LLMS_PATH),
-            openapi: at(crate::routes::OPENAPI_PATH),
+            ask: at(crate::protocol::paths::NLWEB_ASK_PATH),
+            who: at(crate::protocol::paths::WHO_PATH),
+            mcp: at(crate::protocol::paths::MCP_PATH),
+            sites: at(crate::protocol::paths::SITES_PATH),
+            llms_txt: at(crate::protocol::paths::LLMS_PATH),
+            openapi: at(crate::protocol::paths::OPENAPI_PATH),
         },
     }
 }

@@ -106,7 +106,9 @@ impl mcp::Asker for Asking<'_> {
         match self.meter {
             Some(m) => m.spend(self.state, extra).inspect_err(|f| {
                 if matches!(f, Failure::RateLimited { .. }) {
-                    self.state.analytics.throttled(crate::routes::MCP_PATH);
+                    self.state
+                        .analytics
+                        .throttled(crate::protocol::paths::MCP_PATH);
                 }
             }),
             // The rate limit layer gives every charged route its meter;
@@ -144,7 +146,7 @@ impl mcp::Asker for Asking<'_> {
             .answer(&parsed, top_k, exchange::deadline(self.parts))
             .await;
         self.state.analytics.query(&Query {
-            route: crate::routes::MCP_PATH,
+            route: crate::protocol::paths::MCP_PATH,
             client: self.client(),
             request_id: request_id(self.parts),
             query_id: &query_id,
@@ -178,7 +180,7 @@ impl mcp::Asker for Asking<'_> {
         let started = exchange::started(self.parts);
         let found = state.find(&parsed, SEARCH_SECTIONS);
         state.analytics.query(&Query {
-            route: crate::routes::MCP_PATH,
+            route: crate::protocol::paths::MCP_PATH,
             client: self.client(),
             request_id: request_id(self.parts),
             query_id: &query_id,

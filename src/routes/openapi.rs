@@ -1,19 +1,20 @@
 //! `/openapi.json`: the OpenAPI 3.1 document, generated once per cold start.
 
+use axum::Extension;
 use axum::response::Response;
 
 use crate::protocol::openapi::{Parts, get_only, json, obj, s};
 use crate::reply;
 use serde_json::Value;
 
-/// The document, generated once per cold start (`crate::app::router`
-/// makes it before the first request).
-pub static DOCUMENT: std::sync::LazyLock<serde_json::Value> =
-    std::sync::LazyLock::new(super::openapi_document);
+/// The document (`super::openapi_document`), made once per cold start by
+/// `crate::app`, which hands it to this route as a request extension.
+#[derive(Clone)]
+pub struct Document(pub std::sync::Arc<Value>);
 
 /// GET `/openapi.json`.
-pub async fn handle() -> Response {
-    let mut r = reply::json(200, &*DOCUMENT);
+pub async fn handle(Extension(Document(doc)): Extension<Document>) -> Response {
+    let mut r = reply::json(200, &*doc);
     r.headers_mut()
         .insert("cache-control", "no-cache".parse().expect("header"));
     r

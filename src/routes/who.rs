@@ -57,7 +57,7 @@ async fn who(state: &State, req: &Parts) -> Response {
         .answer(&parsed, state.config.top_k, crate::exchange::deadline(req))
         .await;
     state.analytics.query(&crate::analytics::Query {
-        route: crate::routes::WHO_PATH,
+        route: crate::protocol::paths::WHO_PATH,
         client: crate::analytics::Client::of(&req.headers),
         request_id: crate::state::request_id(req),
         query_id: &query_id,

@@ -4,8 +4,8 @@ use ask_index::Analyzer;
 use ask_index::markdown::{self, Block};
 
 use super::code::{TABLE_ROWS, cut_lines, table_markdown};
+use super::parts::{Kind, Params, Part, Source};
 use super::sentences::{is_summary_sentence, one_line, paragraph_sentences, sentence_score};
-use super::{Kind, Params, Part, Source};
 
 /// A sentence of a source, where it is, and what it scores.
 pub(super) struct Candidate {

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ask_index::Analyzer;
 
-use super::{CLOSEST, EXAMPLES, Group, SAME_GROUP};
+use super::model::{CLOSEST, EXAMPLES, Group, SAME_GROUP};
 
 fn page_of(url: &str) -> &str {
     url.split('#').next().unwrap_or(url)

@@ -1,6 +1,6 @@
 //! The report as Markdown.
 
-use super::{EXAMPLES, Group, PageRow, Report};
+use super::model::{EXAMPLES, Group, PageRow, Report};
 
 fn pct(part: usize, whole: usize) -> String {
     if whole == 0 {

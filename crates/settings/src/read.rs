@@ -3,7 +3,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Error, Kind, Settings, keys};
+use super::settings::{Error, Settings};
+use super::table::{Kind, keys};
 
 /// The value of variable `var` (of key kind `kind`) as JSON.
 fn env_value(var: &str, kind: Kind, raw: &str) -> Result<Value, Error> {

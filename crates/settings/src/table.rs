@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::Settings;
+use super::settings::Settings;
 
 /// What kind of value a key holds, as its environment variable is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

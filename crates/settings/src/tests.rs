@@ -2,6 +2,7 @@
 
 use super::table::FIELDS;
 use super::*;
+use serde_json::{Map, Value};
 
 fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
     move |k| {

@@ -5,7 +5,6 @@
 //! (`crate::routes`, whose table hands them to [`document`]); this module
 //! holds the pieces they are built from and the document around them.
 
-use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 mod shared;
@@ -14,33 +13,6 @@ pub use shared::*;
 
 /// A route's OpenAPI path item, built from the document's schemas.
 pub type Fragment = fn(&Parts) -> Value;
-
-/// Schemas collected into `components/schemas`, referred to by `$ref`.
-struct Schemas(schemars::SchemaGenerator);
-
-impl Schemas {
-    fn new() -> Schemas {
-        Schemas(
-            schemars::generate::SchemaSettings::draft2020_12()
-                .with(|s| s.definitions_path = "/components/schemas".into())
-                .into_generator(),
-        )
-    }
-
-    fn of<T: JsonSchema>(&mut self) -> Value {
-        serde_json::to_value(self.0.subschema_for::<T>()).unwrap_or_default()
-    }
-
-    /// A named component for `T`, even when schemars would inline it.
-    fn named<T: JsonSchema>(&mut self, name: &str) -> Value {
-        let schema = self.of::<T>();
-        if schema.get("$ref").is_some() {
-            return schema;
-        }
-        self.0.definitions_mut().insert(name.to_string(), schema);
-        obj(&[("$ref", s(&format!("#/components/schemas/{name}")))])
-    }
-}
 
 fn header(description: &str, example: &str, ty: &str) -> Value {
     obj(&[

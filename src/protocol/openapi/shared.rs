@@ -3,7 +3,6 @@
 
 use serde_json::{Map, Value};
 
-use super::Schemas;
 use crate::protocol::analytics::FeedbackRequest;
 use crate::protocol::discovery::{Catalog, ServerCard};
 use crate::protocol::mcp::{Message, Response as McpResponse};
@@ -13,6 +12,7 @@ use crate::protocol::response::{
     StreamEvent, WhoDocument,
 };
 use crate::protocol::settings::ConfigDocument;
+use schemars::JsonSchema;
 
 /// A JSON object of `pairs`, in order.
 pub fn obj(pairs: &[(&str, Value)]) -> Value {
@@ -193,6 +193,33 @@ pub fn text(description: &str, mime: &str) -> Value {
             obj(&[(mime, obj(&[("schema", obj(&[("type", s("string"))]))]))]),
         ),
     ])
+}
+
+/// Schemas collected into `components/schemas`, referred to by `$ref`.
+pub(super) struct Schemas(pub(super) schemars::SchemaGenerator);
+
+impl Schemas {
+    pub(super) fn new() -> Schemas {
+        Schemas(
+            schemars::generate::SchemaSettings::draft2020_12()
+                .with(|s| s.definitions_path = "/components/schemas".into())
+                .into_generator(),
+        )
+    }
+
+    pub(super) fn of<T: JsonSchema>(&mut self) -> Value {
+        serde_json::to_value(self.0.subschema_for::<T>()).unwrap_or_default()
+    }
+
+    /// A named component for `T`, even when schemars would inline it.
+    pub(super) fn named<T: JsonSchema>(&mut self, name: &str) -> Value {
+        let schema = self.of::<T>();
+        if schema.get("$ref").is_some() {
+            return schema;
+        }
+        self.0.definitions_mut().insert(name.to_string(), schema);
+        obj(&[("$ref", s(&format!("#/components/schemas/{name}")))])
+    }
 }
 
 /// The schemas the paths refer to, generated once, in the order the

@@ -5,7 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{FailureDocument, LegacyHeader, Meta, Version};
+use super::error::FailureDocument;
+use super::legacy::LegacyHeader;
+use super::meta::Meta;
+use super::version::Version;
 
 /// `@context` of every item: Schema.org.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Echo, Meta};
+use super::meta::{Echo, Meta};
 use crate::protocol::failure::{Failure, FailureCode};
 
 /// `error` of a failure document.

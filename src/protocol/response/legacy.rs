@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::Version;
+use super::version::Version;
 
 /// One of NLWeb's older in-band "headers" (`{"message": …}`), as the
 /// reference's non-streaming answers carry them at the top level.

@@ -4,16 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::LegacyHeader;
-
-/// The protocol version on the wire.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Version {
-    /// NLWeb 0.55.
-    #[default]
-    #[serde(rename = "0.55")]
-    V055,
-}
+use super::legacy::LegacyHeader;
+use super::version::Version;
 
 /// The response formats served.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -8,6 +8,7 @@ mod legacy;
 mod meta;
 mod other;
 mod stream;
+mod version;
 
 pub use answer::{
     AnswerDocument, Article, ArticleObject, ChatAnswerDocument, ChatText, Citation, Document,
@@ -18,10 +19,11 @@ pub use error::{ErrorBody, FailureDocument};
 pub use legacy::{LegacyHeader, LegacyMessage};
 pub use meta::{
     AnswerConfidence, Echo, Fallback, GeneratorUsed, Meta, QueryCorrection, ResponseFormat,
-    ResponseType, SessionContext, Version,
+    ResponseType, SessionContext,
 };
 pub use other::{
     NotFound, ProtectedResourceMetadata, ResourceType, Site, SitesDocument, SitesType, WebSiteType,
     WhoContent, WhoDocument, WhoMeta, WhoPage, WhoResource, WhoSite,
 };
 pub use stream::{CompleteEvent, ResultEvent, StartEvent, StreamEvent};
+pub use version::Version;

@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ResponseType, Version};
+use super::meta::ResponseType;
+use super::version::Version;
 
 /// The body of a 404: not an NLWeb document but what API Gateway itself
 /// answers for a route that does not exist, so a disabled endpoint and a

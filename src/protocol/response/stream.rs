@@ -3,7 +3,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorBody, FailureDocument, Meta, ResultItem};
+use super::answer::ResultItem;
+use super::error::{ErrorBody, FailureDocument};
+use super::meta::Meta;
 
 /// The `start` event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
