@@ -472,3 +472,45 @@ fn a_route_missing_from_the_table_is_refused_not_free() {
         assert_eq!(r.status(), 204, "{}", route.path);
     }
 }
+
+/// Each page as Markdown at `/pages/{key}.md`: the whole page, an `ETag`
+/// of the build and the page (a revalidation that names it is 304 and
+/// spends no token), another page another `ETag`, an unknown key 404;
+/// `/llms-full.txt` holds every page and its own `ETag`.
+#[test]
+fn pages_are_served_as_markdown_and_revalidated() {
+    let s = state(&[]);
+    let r = get(&s, "/pages/quickstart.md", "198.51.100.7", &[]);
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "content-type"), "text/markdown; charset=utf-8");
+    let body = String::from_utf8(r.body().to_vec()).unwrap();
+    assert!(body.starts_with("# Quickstart\n"), "{body}");
+    let source = std::fs::read_to_string(repo().join("docs/content/docs/quickstart.mdx")).unwrap();
+    for h in source.lines().filter(|l| l.starts_with("## ")) {
+        assert!(body.contains(h), "{h}");
+    }
+    let etag = header(&r, "etag").to_string();
+    assert!(!etag.is_empty());
+    let left = |r: &Response<Body>| header(r, "ratelimit").to_string();
+    let before = left(&r);
+    let again = get(
+        &s,
+        "/pages/quickstart.md",
+        "198.51.100.7",
+        &[("if-none-match", &etag)],
+    );
+    assert_eq!(again.status(), 304);
+    assert!(again.body().is_empty());
+    assert_eq!(left(&again), before, "a 304 spends no token");
+    let other = get(&s, "/pages/api.md", "198.51.100.8", &[]);
+    assert_eq!(other.status(), 200);
+    assert_ne!(header(&other, "etag"), etag);
+    let missing = get(&s, "/pages/no-such-page.md", "198.51.100.9", &[]);
+    assert_eq!(missing.status(), 404);
+
+    let full = get(&s, "/llms-full.txt", "198.51.100.10", &[]);
+    assert_eq!(full.status(), 200);
+    let text = String::from_utf8(full.body().to_vec()).unwrap();
+    assert_eq!(text.matches("\nSource: https://").count(), 13, "every page");
+    assert!(!header(&full, "etag").is_empty());
+}
