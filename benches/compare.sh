@@ -31,6 +31,7 @@ for rev in "$before" "$after"; do
   rm -rf "$tree"
   git worktree prune
   git worktree add --detach --quiet "$tree" "$rev"
+  (cd "$tree" && fresh_crates dist bench)
   (cd "$tree" && cargo build --profile dist --locked -p nlweb-ask --bin ask --quiet)
   cp "$CARGO_TARGET_DIR/dist/ask" "$work/ask-$rev"
   bin[$rev]="$work/ask-$rev"
@@ -40,6 +41,9 @@ for rev in "$before" "$after"; do
   handler[$rev]="$work/handler-$rev"
   echo "{\"rev\": \"$rev\", \"dist_ask_bytes\": $(stat -c %s "${bin[$rev]}")}"
 done
+if cmp -s "${bin[$before]}" "${bin[$after]}"; then
+  echo "note: $before and $after built the same ask binary" >&2
+fi
 for _ in $(seq "$rounds"); do
   for rev in "$before" "$after"; do
     python3 benches/cold_start.py "${bin[$rev]}" 20 "aws-amplify=$index" | sed "s/^{/{\"rev\": \"$rev\", /"

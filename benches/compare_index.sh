@@ -36,6 +36,7 @@ for rev in "$before" "$after"; do
   git worktree add --detach --quiet "$tree" "$rev"
   (
     cd "$tree"
+    fresh_crates release dist bench
     cargo build --release --locked -p build-index --quiet
     cp "$CARGO_TARGET_DIR/release/build-index" "$work/build-index-$rev"
     cargo build --profile dist --locked -p nlweb-ask --bin ask --quiet

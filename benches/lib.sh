@@ -1,5 +1,18 @@
 # Shared by benches/compare.sh and benches/compare_index.sh.
 
+# Removes this workspace's own crates' artifacts of profiles "$@": the
+# target directory is shared by the worktrees of the revisions compared,
+# and cargo can take another worktree's artifacts of the same crates for
+# this one's (two revisions then build the same binary).
+fresh_crates() {
+  local profile p
+  for profile in "$@"; do
+    for p in nlweb-ask build-index ask-index ask-settings ask-store ask-embed; do
+      cargo clean --quiet --profile "$profile" -p "$p"
+    done
+  done
+}
+
 # The executable of bench target $2 of package $1, built in the current
 # directory (a revision's worktree).
 bench_exe() {

@@ -392,7 +392,7 @@ pub struct ServerInfo {
 /// `tools/list`'s result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolsList {
-    /// The one tool, `ask`.
+    /// The tools: `ask`, `search` and `fetch`.
     pub tools: Vec<Tool>,
     /// 2026-07-28's `resultType`, cache hints and server name.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]

@@ -143,7 +143,7 @@ pub fn fragment(p: &Parts) -> Value {
                 (
                     "summary",
                     s(
-                        "MCP over Streamable HTTP, stateless, JSON responses: protocol 2024-11-05 to 2025-11-25 with initialize, 2026-07-28 without it (server/discover, each request's _meta checked against MCP-Protocol-Version, Mcp-Method and Mcp-Name); one tool, ask",
+                        "MCP over Streamable HTTP, stateless, JSON responses: protocol 2024-11-05 to 2025-11-25 with initialize, 2026-07-28 without it (server/discover, each request's _meta checked against MCP-Protocol-Version, Mcp-Method and Mcp-Name); the tools ask, search and fetch, and the pages as resources",
                     ),
                 ),
                 ("parameters", parameters()),
