@@ -10,8 +10,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${ASK_REFERENCE_VENV:-$HOME/.cache/nlweb-ask/reference-venv}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import numpy, tokenizers' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
-    --require-hashes --only-binary=:all: -r "$repo/scripts/requirements-reference.txt"
+  requirements="$repo/scripts/requirements-reference.txt"
+  "$venv/bin/python" -m pip install --require-hashes -r "$requirements" \
+    --no-deps --only-binary=:all: --quiet --disable-pip-version-check
 fi
 model="$(bash "$repo/scripts/model.sh")"
 "$venv/bin/python" "$repo/scripts/minilm-reference.py" "$model" \

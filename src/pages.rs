@@ -16,38 +16,18 @@ pub const SCHEME: &str = "docs://";
 /// the title and URLs, the metadata).
 const ENVELOPE: usize = 8 * 1024;
 
-/// `key` with every byte outside RFC 3986's unreserved characters and `/`
-/// percent-encoded (`[platform]` → `%5Bplatform%5D`).
-fn encode(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    for b in key.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// What a key keeps as is in an id or a path: RFC 3986's unreserved
+/// characters and `/`; the rest (`[platform]` → `%5Bplatform%5D`, non-ASCII
+/// too) is percent-encoded.
+const KEY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
 
-/// `s` with its `%XX` escapes decoded (`None`: not UTF-8 afterwards).
-fn decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(s.get(i + 1..i + 3)?, 16)
-        {
-            out.push(v);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+fn encode(key: &str) -> String {
+    percent_encoding::utf8_percent_encode(key, KEY).to_string()
 }
 
 /// Page `page`'s id: `docs://` and its key, percent-encoded.
@@ -71,7 +51,10 @@ pub fn find(index: &Index, id: &str) -> Option<u32> {
     } else {
         id
     };
-    pages::by_key(index, &decode(key)?)
+    let key = percent_encoding::percent_decode_str(key)
+        .decode_utf8()
+        .ok()?;
+    pages::by_key(index, &key)
 }
 
 /// Page `page`'s Markdown, cut at a line so that it is at most `budget`

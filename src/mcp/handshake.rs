@@ -208,11 +208,7 @@ pub(super) async fn tools_call(
     version: &str,
     m: &Message,
 ) -> Result<CallToolResult, (i32, String)> {
-    let p: CallToolParams = match &m.params {
-        Some(p) => serde_json::from_value(p.clone())
-            .map_err(|e| (code::INVALID_PARAMS, format!("tools/call params: {e}")))?,
-        None => return Err((code::INVALID_PARAMS, "tools/call needs params".into())),
-    };
+    let p: CallToolParams = required_params(m)?;
     if p.name != "ask" {
         return pages::call(asker, p, argument_errors_are_results(version)).await;
     }

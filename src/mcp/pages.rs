@@ -60,20 +60,14 @@ pub fn fetch_tool(product: &str) -> Tool {
 
 /// A result whose text item is `value` as JSON, and whose
 /// `structuredContent` is `value`.
-fn json_result(value: Structured, is_error: bool) -> CallToolResult {
-    let text = match &value {
-        Structured::Search(s) => serde_json::to_string(s),
-        Structured::Page(p) => serde_json::to_string(p),
-        Structured::Document(d) => serde_json::to_string(d),
-    }
-    .unwrap_or_default();
+fn json_result(value: Structured) -> CallToolResult {
     CallToolResult {
         content: vec![TextContent {
             kind: TextType::Text,
-            text,
+            text: serde_json::to_string(&value).unwrap_or_default(),
         }],
         structured_content: Some(value),
-        is_error,
+        is_error: false,
         stamp: None,
     }
 }
@@ -110,14 +104,14 @@ pub(super) async fn call(
     match p.name.as_str() {
         "search" => match serde_json::from_value::<SearchArguments>(args) {
             Ok(a) => Ok(match asker.search(a).await {
-                Ok(results) => json_result(Structured::Search(results), false),
+                Ok(results) => json_result(Structured::Search(results)),
                 Err(f) => error_result(format!("{}: {}", f.error.code.as_str(), f.error.message)),
             }),
             Err(e) => bad(e),
         },
         "fetch" => match serde_json::from_value::<FetchArguments>(args) {
             Ok(a) => Ok(match asker.page(&a.id, 2) {
-                Some(page) => json_result(Structured::Page(page), false),
+                Some(page) => json_result(Structured::Page(page)),
                 None => error_result(format!(
                     "NOT_FOUND: no page has the id {:?}; ids come from search or resources/list",
                     a.id

@@ -175,31 +175,25 @@ pub(super) fn instructions(product: &str) -> String {
     )
 }
 
-/// What a 2026-07-28 result carries; `list` adds the cache hints.
-pub(super) fn stamp(asker: &impl Asker, list: bool) -> Stamp {
+/// What a 2026-07-28 result carries; a cacheable one (`cache`: who may
+/// reuse it) adds the cache hints.
+pub(super) fn stamp(asker: &impl Asker, cache: Option<CacheScope>) -> Stamp {
     Stamp {
         result_type: ResultType::Complete,
-        ttl_ms: list.then_some(LIST_TTL_MS),
-        cache_scope: list.then_some(CacheScope::Public),
+        ttl_ms: cache.map(|_| LIST_TTL_MS),
+        cache_scope: cache,
         meta: ResultMeta {
             server_info: server_info(&asker.product()),
         },
     }
 }
 
-/// What a 2026-07-28 resources result carries: the cache hints, `private`
-/// while tokens decide who reads.
-pub(super) fn resources_stamp(asker: &impl Asker) -> Stamp {
-    Stamp {
-        result_type: ResultType::Complete,
-        ttl_ms: Some(LIST_TTL_MS),
-        cache_scope: Some(if asker.private() {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        }),
-        meta: ResultMeta {
-            server_info: server_info(&asker.product()),
-        },
+/// Who may reuse what pages say: the caller alone while tokens decide who
+/// reads (`ask.auth` on), else anyone.
+pub(super) fn pages_scope(asker: &impl Asker) -> CacheScope {
+    if asker.private() {
+        CacheScope::Private
+    } else {
+        CacheScope::Public
     }
 }

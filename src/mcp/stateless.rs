@@ -4,12 +4,13 @@
 
 use super::handshake::{capabilities, params, required_params, tools_call};
 use super::pages;
-use super::server::{Asker, Headers, Reply, instructions, resources_stamp, stamp};
-use crate::protocol::mcp::TemplatesList;
+use super::server::{Asker, Headers, Reply, instructions, pages_scope, stamp};
+use crate::protocol::mcp::CacheScope;
 use crate::protocol::mcp::{
     ALL_VERSIONS, DiscoverResult, ErrorObject, Id, JsonRpcVersion, McpResult, Message, Response,
     STATELESS_VERSIONS, ToolsList, UnsupportedVersion, code, meta,
 };
+use crate::protocol::mcp::{ResourceNotFound, TemplatesList};
 use crate::protocol::pages::ReadParams;
 
 /// Revision 2026-07-28 (`version` is the `MCP-Protocol-Version` header,
@@ -148,24 +149,24 @@ async fn serve(asker: &(impl Asker + Sync), id: Id, asked: &str, m: &Message) ->
             supported_versions: STATELESS_VERSIONS.iter().map(|v| v.to_string()).collect(),
             capabilities: capabilities(),
             instructions: instructions(&asker.product()),
-            stamp: stamp(asker, true),
+            stamp: stamp(asker, Some(CacheScope::Public)),
         })),
         "tools/list" => Ok(McpResult::Tools(ToolsList {
             tools: asker.tools(),
-            stamp: Some(stamp(asker, true)),
+            stamp: Some(stamp(asker, Some(CacheScope::Public))),
         })),
         "resources/list" => params(m).and_then(|p| pages::list(asker, p)).map(|mut r| {
-            r.stamp = Some(resources_stamp(asker));
+            r.stamp = Some(stamp(asker, Some(pages_scope(asker))));
             McpResult::Resources(r)
         }),
         "resources/templates/list" => Ok(McpResult::Templates(TemplatesList {
             resource_templates: Vec::new(),
-            stamp: Some(resources_stamp(asker)),
+            stamp: Some(stamp(asker, Some(pages_scope(asker)))),
         })),
         "resources/read" => match required_params::<ReadParams>(m) {
             Ok(p) => match pages::read(asker, &p) {
                 Ok(mut r) => {
-                    r.stamp = Some(resources_stamp(asker));
+                    r.stamp = Some(stamp(asker, Some(pages_scope(asker))));
                     Ok(McpResult::Read(r))
                 }
                 // 2026-07-28: -32602, the URI in `data`.
@@ -174,14 +175,14 @@ async fn serve(asker: &(impl Asker + Sync), id: Id, asked: &str, m: &Message) ->
                         Some(id),
                         code::INVALID_PARAMS,
                         "Resource not found".into(),
-                        Some(serde_json::json!({ "uri": uri })),
+                        serde_json::to_value(ResourceNotFound { uri }).ok(),
                     );
                 }
             },
             Err(e) => Err(e),
         },
         "tools/call" => tools_call(asker, asked, m).await.map(|mut r| {
-            r.stamp = Some(stamp(asker, false));
+            r.stamp = Some(stamp(asker, None));
             McpResult::CallTool(Box::new(r))
         }),
         other => {

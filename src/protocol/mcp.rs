@@ -457,6 +457,13 @@ pub struct CallToolResult {
     pub stamp: Option<Stamp>,
 }
 
+/// The `data` of 2026-07-28's "Resource not found" (-32602).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResourceNotFound {
+    /// The URI asked for.
+    pub uri: String,
+}
+
 /// A tool result's `structuredContent`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]

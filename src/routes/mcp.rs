@@ -19,7 +19,7 @@ use crate::protocol::pages::{
     PageDocument, Resource, SearchArguments, SearchResult, SearchResults,
 };
 use crate::protocol::response::Document;
-use crate::protocol::{self, Failure, FailureDocument, RawRequest};
+use crate::protocol::{self, AskRequest, Failure, FailureDocument, RawRequest};
 use crate::reply;
 use crate::state::{State, request_id};
 
@@ -83,6 +83,46 @@ impl Asking<'_> {
     }
 }
 
+impl Asking<'_> {
+    /// A tool call's arguments as `/ask`'s URL parameters, parsed as `/ask`
+    /// parses them.
+    fn parse(&self, params: Vec<(String, String)>) -> Result<AskRequest, Failure> {
+        let raw = RawRequest {
+            params,
+            accept: None,
+            body: &[],
+        };
+        protocol::parse(&raw, &self.state.limits)
+    }
+
+    /// The failure document of a request that did not parse.
+    fn unparsed(&self, f: &Failure) -> FailureDocument {
+        FailureDocument::new(f, None, &self.state.echo(None))
+    }
+
+    /// The analytics line of a question asked through a tool.
+    fn record(
+        &self,
+        parsed: &AskRequest,
+        query_id: &str,
+        client_query_id: bool,
+        result: Result<&crate::protocol::Answer, &Failure>,
+        started: std::time::Instant,
+    ) {
+        self.state.analytics.query(&Query {
+            route: crate::protocol::paths::MCP_PATH,
+            client: self.client(),
+            request_id: request_id(self.parts),
+            query_id,
+            client_query_id,
+            request: parsed,
+            result,
+            latency_ms: started.elapsed().as_secs_f64() * 1e3,
+            cold_start: exchange::cold_start(self.parts),
+        });
+    }
+}
+
 impl mcp::Asker for Asking<'_> {
     fn product(&self) -> String {
         self.state.product.0.clone()
@@ -122,16 +162,9 @@ impl mcp::Asker for Asking<'_> {
     }
 
     async fn ask(&self, params: Vec<(String, String)>, num_results: Option<usize>) -> Document {
-        let raw = RawRequest {
-            params,
-            accept: None,
-            body: &[],
-        };
-        let parsed = match protocol::parse(&raw, &self.state.limits) {
+        let parsed = match self.parse(params) {
             Ok(p) => p,
-            Err(f) => {
-                return Document::Failure(FailureDocument::new(&f, None, &self.state.echo(None)));
-            }
+            Err(f) => return Document::Failure(self.unparsed(&f)),
         };
         let client_query_id = parsed.query_id.is_some();
         let query_id = parsed
@@ -145,17 +178,13 @@ impl mcp::Asker for Asking<'_> {
             .state
             .answer(&parsed, top_k, exchange::deadline(self.parts))
             .await;
-        self.state.analytics.query(&Query {
-            route: crate::protocol::paths::MCP_PATH,
-            client: self.client(),
-            request_id: request_id(self.parts),
-            query_id: &query_id,
+        self.record(
+            &parsed,
+            &query_id,
             client_query_id,
-            request: &parsed,
-            result: result.as_ref(),
-            latency_ms: started.elapsed().as_secs_f64() * 1e3,
-            cold_start: exchange::cold_start(self.parts),
-        });
+            result.as_ref(),
+            started,
+        );
         mcp::document(&result, &query_id, &echo)
     }
 
@@ -168,28 +197,18 @@ impl mcp::Asker for Asking<'_> {
         if let Some(site) = args.site {
             params.push(("site".into(), site));
         }
-        let raw = RawRequest {
-            params,
-            accept: None,
-            body: &[],
-        };
         let state = self.state;
-        let parsed = protocol::parse(&raw, &state.limits)
-            .map_err(|f| FailureDocument::new(&f, None, &state.echo(None)))?;
+        let parsed = self.parse(params).map_err(|f| self.unparsed(&f))?;
         let query_id = state.new_query_id();
         let started = exchange::started(self.parts);
         let found = state.find(&parsed, SEARCH_SECTIONS);
-        state.analytics.query(&Query {
-            route: crate::protocol::paths::MCP_PATH,
-            client: self.client(),
-            request_id: request_id(self.parts),
-            query_id: &query_id,
-            client_query_id: false,
-            request: &parsed,
-            result: found.as_ref().map(|f| &f.answer),
-            latency_ms: started.elapsed().as_secs_f64() * 1e3,
-            cold_start: exchange::cold_start(self.parts),
-        });
+        self.record(
+            &parsed,
+            &query_id,
+            false,
+            found.as_ref().map(|f| &f.answer),
+            started,
+        );
         let found =
             found.map_err(|f| FailureDocument::new(&f, None, &state.echo(Some(&parsed))))?;
         let docs = state.docs();

@@ -10,7 +10,7 @@ use axum::response::Response;
 use lambda_http::http::request::Parts;
 
 use crate::pages;
-use crate::protocol::openapi::{self as oa, get_protected, obj, s, text, with_not_modified};
+use crate::protocol::openapi::{self as oa, get_protected, obj, revalidated, s, text};
 use crate::protocol::paths::PAGES_PREFIX;
 use crate::reply;
 use crate::state::State;
@@ -29,9 +29,14 @@ fn markdown_reply(content_type: &str, body: String) -> Response {
         .expect("valid response")
 }
 
+/// The page [`validator`] found, left for the route.
+#[derive(Clone, Copy)]
+struct Found(u32);
+
 /// GET `/pages/{key}.md`: the page as `text/markdown`, or 404.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
-    let Some(page) = page_of(&state, req.uri().path()) else {
+    let found = req.extensions().get::<Found>().map(|f| f.0);
+    let Some(page) = found.or_else(|| page_of(&state, req.uri().path())) else {
         return reply::not_found();
     };
     let budget = pages::budget(state.config.max_response_bytes, 0);
@@ -43,6 +48,7 @@ pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
 /// is not there: the 404 is not validated).
 pub fn validator(state: &State, parts: &mut Parts) -> Option<u64> {
     let page = page_of(state, parts.uri.path())?;
+    parts.extensions.insert(Found(page));
     let key = format!("{}/{}", state.index.meta.build_id, page);
     Some(ask_index::index::fnv1a64(key.as_bytes(), 0x7061_6765))
 }
@@ -87,14 +93,12 @@ pub fn fragment(p: &oa::Parts) -> serde_json::Value {
         ),
         ("schema", obj(&[("type", s("string"))])),
     ])]);
-    let get = &mut item["get"];
-    get["responses"] = with_not_modified(get["responses"].take());
-    item
+    revalidated(item)
 }
 
 /// `/llms-full.txt`'s OpenAPI path item.
 pub fn full_fragment(p: &oa::Parts) -> serde_json::Value {
-    let mut item = get_protected(
+    let item = get_protected(
         p,
         "llmsFullTxt",
         "Every page of the docs as Markdown in one file, each followed by its URL (cut, with a closing line that says so, at ask.max_response_bytes); ETag keyed to the index build",
@@ -102,7 +106,5 @@ pub fn full_fragment(p: &oa::Parts) -> serde_json::Value {
         vec![],
         vec![],
     );
-    let get = &mut item["get"];
-    get["responses"] = with_not_modified(get["responses"].take());
-    item
+    revalidated(item)
 }

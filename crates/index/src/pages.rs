@@ -48,8 +48,9 @@ pub fn by_key(index: &Index, key: &str) -> Option<u32> {
 /// The headings of page `page`, in order (the intro has none).
 pub fn headings(index: &Index, page: u32) -> Vec<&str> {
     sections(index, page)
-        .filter(|&s| !index.section_heading_anchor(s).1.is_empty())
-        .map(|s| index.section_heading_anchor(s).0)
+        .map(|s| index.section_heading_anchor(s))
+        .filter(|(_, anchor)| !anchor.is_empty())
+        .map(|(heading, _)| heading)
         .collect()
 }
 

@@ -136,9 +136,13 @@ pub fn get_only(p: &Parts, summary: &str, ok: Value) -> Value {
 
 /// A public GET with a validator: 304 for a matching If-None-Match.
 pub fn get_validated(p: &Parts, summary: &str, ok: Value) -> Value {
-    let mut route = get_only(p, summary, ok);
-    route["get"]["responses"] = with_not_modified(route["get"]["responses"].take());
-    route
+    revalidated(get_only(p, summary, ok))
+}
+
+/// A path item whose GET has a validator: 304 among its responses.
+pub fn revalidated(mut item: Value) -> Value {
+    item["get"]["responses"] = with_not_modified(item["get"]["responses"].take());
+    item
 }
 
 /// A GET route that takes a bearer token as /ask does (ask.auth), with
