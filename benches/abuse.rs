@@ -34,6 +34,7 @@ fn state_env(extra: &[(&'static str, &'static str)]) -> State {
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
         settings: String::new(),
+        sites: Vec::new(),
     };
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let jwks = std::fs::read_to_string(repo.join("tests/data/auth/jwks.json")).unwrap();

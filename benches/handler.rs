@@ -40,6 +40,7 @@ fn state() -> State {
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
         settings: String::new(),
+        sites: Vec::new(),
     };
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let env = |k: &str| match k {

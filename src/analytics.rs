@@ -189,6 +189,10 @@ impl Analytics {
 
     /// The line of a question.
     pub fn query_event(&self, q: &Query<'_>) -> QueryEvent {
+        let site = match q.result {
+            Ok(a) => a.sites.clone(),
+            Err(_) => q.request.site.clone(),
+        };
         let (results, answered, confidence, failure, top_urls, missing) = match q.result {
             Ok(a) => {
                 let c = a.confidence.as_ref();
@@ -245,6 +249,7 @@ impl Analytics {
             confidence,
             failure,
             top_urls,
+            site,
             latency_ms: (q.latency_ms * 1000.0).round() / 1000.0,
             cold_start: q.cold_start,
             question: self.log_queries.then(|| q.request.query.clone()),

@@ -43,6 +43,7 @@ pub fn confidence(coverage: search::Coverage, similarity: Option<f32>) -> Answer
         similarity: similarity.map(|s| (s * 100.0).round() / 100.0),
         answered: !(coverage.foreign && far),
         missing: coverage.missing,
+        other_sites: Vec::new(),
     }
 }
 
@@ -153,8 +154,8 @@ impl Found {
     }
 }
 
-/// What an answer is made from: the index, what retrieves from it, and
-/// the base URL of its links.
+/// What an answer is made from: the index, what retrieves from it, the
+/// base URL of its links, and the sites it searches.
 #[derive(Clone, Copy)]
 pub struct Docs<'a> {
     /// The loaded index.
@@ -163,15 +164,52 @@ pub struct Docs<'a> {
     pub retriever: &'a Retriever,
     /// Base URL of result links.
     pub base_url: &'a str,
+    /// The docs' sites.
+    pub sites: &'a crate::sites::Sites,
+    /// The sites searched (`None`: every page).
+    pub scope: ask_index::sites::Scope,
+}
+
+impl Docs<'_> {
+    /// `url`, a link to page `page`, with its dynamic segments filled for
+    /// the sites searched.
+    fn filled(&self, url: String, page: u32) -> String {
+        let bits = self.index.page_sites(page);
+        match self
+            .sites
+            .segments
+            .fill(&url, bits, self.scope.unwrap_or(0))
+        {
+            std::borrow::Cow::Borrowed(_) => url,
+            std::borrow::Cow::Owned(filled) => filled,
+        }
+    }
+
+    /// The sites outside the ones searched whose pages answer the question
+    /// the searched ones do not: the first sections over every page, if
+    /// they answer, and their pages' sites.
+    fn elsewhere(&self, question: &str, prev: &[String]) -> Vec<String> {
+        let Some(mask) = self.scope else {
+            return Vec::new();
+        };
+        let all = self
+            .retriever
+            .find_in(self.index, question, prev, COVERING_SECTIONS, None);
+        let similarity = all.similarity(self.index, COVERING_SECTIONS);
+        let answered = confidence(all.coverage(self.index, 0, COVERING_SECTIONS), similarity);
+        if all.hits.is_empty() || !answered.answered {
+            return Vec::new();
+        }
+        let sections: Vec<u32> = all.hits.iter().map(|h| h.section).collect();
+        self.sites.elsewhere(self.index, &sections, mask)
+    }
 }
 
 /// Runs retrieval and builds the items (`top_k` of them, after the
 /// request's `offset`), or `NO_RESULTS`.
 pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Failure> {
     let Docs {
-        index,
-        retriever,
-        base_url,
+        index, retriever, ..
     } = docs;
     let (question, prev): (&str, &[String]) = match &req.decontextualized_query {
         Some(d) => (d, &[]),
@@ -183,12 +221,18 @@ pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Fai
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let retrieved = retriever.find(index, question, prev, req.offset + top_k);
+    let retrieved = retriever.find_in(index, question, prev, req.offset + top_k, docs.scope);
     let similarity = retrieved.similarity(index, COVERING_SECTIONS + req.offset);
-    let confidence = confidence(
+    let mut confidence = confidence(
         retrieved.coverage(index, req.offset, COVERING_SECTIONS),
         similarity,
     );
+    // Nothing found in the sites asked: not answered, whatever words the
+    // docs have.
+    confidence.answered &= retrieved.hits.len() > req.offset;
+    if !confidence.answered {
+        confidence.other_sites = docs.elsewhere(question, prev);
+    }
     // The indexed ones, weighted, for snippets and summary sentences.
     let terms = retrieved.indexed_terms();
     let corrected = retrieved.corrected;
@@ -209,15 +253,13 @@ pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Fai
             format!("{question} (after: {})", prev.join("; "))
         }
     });
-    if hits.is_empty() {
+    // Nothing here, and nothing in another site either.
+    if hits.is_empty() && confidence.other_sites.is_empty() {
         return Err(Failure::NoResults {
             query: req.query.clone(),
         });
     }
-    let items: Vec<Article> = hits
-        .iter()
-        .map(|h| article(index, &retriever.analyzer, h, base_url, &terms))
-        .collect();
+    let items: Vec<Article> = hits.iter().map(|h| article(docs, h, &terms)).collect();
     Ok(Found {
         answer: Answer {
             items,
@@ -226,6 +268,7 @@ pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Fai
             corrections,
             searched,
             generator: None,
+            sites: docs.scope.map(|mask| docs.sites.names_in(mask).join(",")),
         },
         mode: req.mode,
         hits,
@@ -243,6 +286,7 @@ pub async fn summarize(docs: Docs<'_>, found: Found, writer: Writer<'_>) -> Answ
         index,
         retriever,
         base_url,
+        ..
     } = docs;
     let analyzer = &retriever.analyzer;
     let Found {
@@ -254,6 +298,25 @@ pub async fn summarize(docs: Docs<'_>, found: Found, writer: Writer<'_>) -> Answ
         prev,
     } = found;
     if mode == Mode::List {
+        return answer;
+    }
+    if answer.items.is_empty() {
+        // Only another site has pages for it: the summary says which.
+        let other = answer
+            .confidence
+            .as_ref()
+            .map_or(Vec::new(), |c| c.other_sites.clone());
+        answer.summary = Some(Summary::new(
+            elsewhere_text(&other),
+            elsewhere_text(&other),
+            Vec::new(),
+            base_url.to_string(),
+        ));
+        answer.generator = Some(GeneratorUsed {
+            name: "extractive".into(),
+            model: writer.model.map(|m| m.model().to_string()),
+            fallback: writer.model.map(|_| Fallback::NotAnswered),
+        });
         return answer;
     }
     let items = &answer.items;
@@ -417,24 +480,21 @@ pub fn served_url(index: &Index, base_url: &str, url: String) -> String {
 /// The docs site's URL of page `page`.
 pub fn page_url(docs: Docs<'_>, page: u32) -> String {
     let (_, route) = docs.index.page_path_route(page);
-    served_url(
+    let url = served_url(
         docs.index,
         docs.base_url,
         search::url_of(docs.index, route, ""),
-    )
+    );
+    docs.filled(url, page)
 }
 
 /// The item of one hit.
-fn article(
-    index: &Index,
-    analyzer: &Analyzer,
-    h: &Hit,
-    base_url: &str,
-    terms: &[(String, f32)],
-) -> Article {
+fn article(docs: Docs<'_>, h: &Hit, terms: &[(String, f32)]) -> Article {
+    let (index, analyzer, base_url) = (docs.index, &docs.retriever.analyzer, docs.base_url);
     let s = index.section(h.section);
     let p = index.page(s.page);
     let url = served_url(index, base_url, search::section_url(index, h.section));
+    let url = docs.filled(url, s.page);
     let name = if s.anchor.is_empty() || s.heading == p.title {
         p.title.to_string()
     } else {
@@ -459,7 +519,8 @@ fn article(
 }
 
 /// What a summary says first when the docs do not seem to answer: so,
-/// plainly, with the question's words no best section holds.
+/// plainly, with the question's words no best section holds, and the
+/// sites whose pages do answer.
 fn not_answered(confidence: &AnswerConfidence) -> String {
     let mut text = String::from(NOT_ANSWERED);
     if !confidence.missing.is_empty() {
@@ -472,8 +533,30 @@ fn not_answered(confidence: &AnswerConfidence) -> String {
         text.pop();
         text.push_str(&format!(" (no section covers: {}).", words.join(", ")));
     }
+    if !confidence.other_sites.is_empty() {
+        text.push(' ');
+        text.push_str(&other_sites_text(&confidence.other_sites));
+    }
     text.push_str(" The closest passage:");
     text
+}
+
+/// The summary when only sites not asked have pages for the question.
+fn elsewhere_text(other: &[String]) -> String {
+    format!(
+        "The documentation asked has no page for this question. {}",
+        other_sites_text(other)
+    )
+}
+
+/// Which sites have pages for the question, and how to ask them.
+fn other_sites_text(other: &[String]) -> String {
+    let names: Vec<&str> = other.iter().take(5).map(String::as_str).collect();
+    format!(
+        "Pages of {} match it (ask with site={}).",
+        names.join(", "),
+        names.first().copied().unwrap_or("all")
+    )
 }
 
 /// The first sentence of a summary when the docs do not seem to answer.

@@ -45,9 +45,16 @@ pub fn layered(router: Router<State>, state: State) -> Router {
     // while the binary runs).
     static OPENAPI: std::sync::OnceLock<std::sync::Arc<serde_json::Value>> =
         std::sync::OnceLock::new();
-    let openapi = OPENAPI
+    let mut openapi = OPENAPI
         .get_or_init(|| std::sync::Arc::new(routes::openapi_document()))
         .clone();
+    // With `ask.sites`, the `site` parameters name them.
+    if !state.sites.names.is_empty() {
+        openapi = std::sync::Arc::new(crate::protocol::openapi::with_sites(
+            &openapi,
+            &state.sites.names,
+        ));
+    }
     router
         .layer(axum::Extension(routes::openapi::Document(openapi)))
         .route_layer(

@@ -38,6 +38,7 @@ pub mod query_id;
 pub mod rate_limit;
 pub mod reply;
 pub mod routes;
+pub mod sites;
 pub mod source;
 pub mod state;
 pub mod summary;

@@ -69,6 +69,11 @@ async fn main() -> Result<(), Error> {
             init_ms = t.elapsed().as_secs_f64() * 1e3,
             "index loaded"
         );
+        // The settings name the sites the index was built with.
+        nlweb_ask::sites::Sites::new(&config, &index).map_err(|e| {
+            tracing::error!("{e}");
+            e
+        })?;
         if config.enabled {
             serve(config, index, model, t_model).await?
         } else {
@@ -181,6 +186,7 @@ fn disabled(config: Config) -> Result<State, Error> {
             corpus_fingerprint: String::new(),
             built_at_unix: 0,
             settings: String::new(),
+            sites: Vec::new(),
         },
         &ask_index::Analyzer::new(),
     )?;

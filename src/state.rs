@@ -68,6 +68,8 @@ pub struct Shared {
     pub query_ids: crate::query_id::QueryIds,
     /// The ratings this environment has counted.
     pub ratings: crate::query_id::Ratings,
+    /// The docs' sites (`ask.sites`; none: the index is one site).
+    pub sites: crate::sites::Sites,
 }
 
 impl State {
@@ -126,6 +128,11 @@ impl State {
             hybrid: None,
         };
         let product = ask_index::llms::product(&index);
+        // The cold start refuses settings that do not name the index's
+        // sites (`crate::sites::Sites::new`); a test's state reads the
+        // index's own.
+        let sites = crate::sites::Sites::new(&config, &index)
+            .unwrap_or_else(|_| crate::sites::Sites::of_index(&index));
         let limits = crate::built::limits(&config);
         let config_log_queries = config.log_queries;
         State(Arc::new(Shared {
@@ -150,6 +157,7 @@ impl State {
             analytics: crate::analytics::Analytics::new(config_log_queries),
             query_ids: crate::query_id::QueryIds::new(None),
             ratings: crate::query_id::Ratings::default(),
+            sites,
         }))
     }
 
@@ -205,16 +213,29 @@ impl Shared {
 
     /// Retrieval alone: the items, before any summary is written.
     pub fn find(&self, req: &AskRequest, top_k: usize) -> Result<answer::Found, Failure> {
-        if let Some(site) = &req.site
-            && !self.serves(site)
-        {
-            return Err(Failure::UnknownSite {
-                site: site.clone(),
-                served: self.config.site.clone(),
-            });
-        }
+        let asked = self.asked(req.site.as_deref())?;
         let top_k = req.count.unwrap_or(top_k);
-        answer::find(self.docs(), req, top_k)
+        answer::find(self.docs_for(&asked), req, top_k)
+    }
+
+    /// What a request's `site` asks ([`crate::sites::Sites::asked`]), or
+    /// the failure that lists the sites served.
+    pub fn asked(&self, site: Option<&str>) -> Result<crate::sites::Asked, Failure> {
+        self.sites
+            .asked(site, |name| self.is_whole(name))
+            .map_err(|unknown| Failure::UnknownSite {
+                site: unknown.join(","),
+                served: self.site_names(),
+            })
+    }
+
+    /// The names a request may send as `site` (besides `all`).
+    pub fn site_names(&self) -> Vec<String> {
+        if self.sites.names.is_empty() {
+            vec![self.config.site.clone()]
+        } else {
+            self.sites.names.clone()
+        }
     }
 
     /// The answer with its summary, in the modes that have one.
@@ -231,12 +252,19 @@ impl Shared {
         answer::summarize(self.docs(), found, writer).await
     }
 
-    /// What an answer is made from.
+    /// What an answer is made from, over every page.
     pub fn docs(&self) -> answer::Docs<'_> {
+        self.docs_for(&crate::sites::Asked::All)
+    }
+
+    /// What an answer is made from, over the pages `asked`.
+    pub fn docs_for(&self, asked: &crate::sites::Asked) -> answer::Docs<'_> {
         answer::Docs {
             index: &self.index,
             retriever: &self.retriever,
             base_url: &self.base_url,
+            sites: &self.sites,
+            scope: asked.scope(),
         }
     }
 
@@ -274,9 +302,9 @@ impl Shared {
         echo
     }
 
-    /// Whether `site` names what this index serves: `all`, the configured
-    /// site name, or the docs base URL (with or without its scheme).
-    pub fn serves(&self, site: &str) -> bool {
+    /// Whether `site` names the whole index: `all`, the configured site
+    /// name, or the docs base URL (with or without its scheme).
+    pub fn is_whole(&self, site: &str) -> bool {
         let site = site.trim().trim_end_matches('/');
         let base = self.base_url.as_str();
         let host = base.split_once("://").map_or(base, |(_, rest)| rest);
@@ -287,18 +315,41 @@ impl Shared {
     }
 
     /// The `/sites` document.
-    pub fn sites(&self) -> SitesDocument {
+    pub fn sites_document(&self) -> SitesDocument {
         let (name, description) = self.product.clone();
-        SitesDocument::new(Site {
-            site: self.config.site.clone(),
-            name,
+        let site = |site: String, description: String, (pages, sections), default| Site {
+            site,
+            name: name.clone(),
             description,
             url: self.base_url.clone(),
-            pages: self.index.meta.pages,
-            sections: self.index.meta.sections,
+            pages,
+            sections,
             build_id: self.index.meta.build_id.clone(),
             built_at: self.index.meta.built_at.clone(),
-        })
+            default,
+        };
+        let s = &self.sites;
+        if s.names.is_empty() {
+            let counts = (self.index.meta.pages, self.index.meta.sections);
+            return SitesDocument::new(vec![site(
+                self.config.site.clone(),
+                description,
+                counts,
+                false,
+            )]);
+        }
+        SitesDocument::new(
+            (0..s.names.len())
+                .map(|i| {
+                    site(
+                        s.names[i].clone(),
+                        s.descriptions.get(i).cloned().unwrap_or_default(),
+                        s.counts.get(i).copied().unwrap_or_default(),
+                        s.default & (1 << i) != 0,
+                    )
+                })
+                .collect(),
+        )
     }
 
     /// A new `query_id` for an answer (`crate::query_id`).

@@ -142,6 +142,10 @@ fn every_nugget_is_on_its_page() {
     assert!(missing.is_empty(), "{missing:#?}");
 }
 
+/// The corpora are asked whole (no `ask.sites`).
+static NO_SITES: std::sync::LazyLock<nlweb_ask::sites::Sites> =
+    std::sync::LazyLock::new(nlweb_ask::sites::Sites::default);
+
 /// One corpus ready to be asked: its index (with vectors) and the rules of
 /// the default retriever.
 struct Corpus {
@@ -158,6 +162,8 @@ impl Corpus {
             index: &self.index,
             retriever: &self.retriever,
             base_url,
+            sites: &NO_SITES,
+            scope: None,
         }
     }
 }

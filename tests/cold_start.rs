@@ -62,7 +62,7 @@ fn bad_indexes_in_s3_fail_the_cold_start_with_what_to_run() {
         ("old.idx", "format version 0"),
         (
             "v3.idx",
-            "format version 3, this build reads versions 4 to 5; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`",
+            "format version 3, this build reads versions 4 to 6; rebuild it with this release's `build-index` (`build-index --corpus DOCS --out PATH`",
         ),
         ("notindex.idx", "bad magic"),
     ] {

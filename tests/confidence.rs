@@ -44,10 +44,13 @@ fn rows(index: &ask_index::Index, rules: ask_index::search::Rules, name: &str) -
         rules,
     };
     let analyzer = &retriever.analyzer;
+    let sites = nlweb_ask::sites::Sites::default();
     let docs = Docs {
         index,
         retriever: &retriever,
         base_url: "https://docs.example.com",
+        sites: &sites,
+        scope: None,
     };
     let golden =
         std::fs::read_to_string(repo().join(format!("tests/golden/{name}.jsonl"))).unwrap();

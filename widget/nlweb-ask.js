@@ -7,14 +7,18 @@
 // earlier questions (context.prev) for follow-ups, and under each answer asks
 // whether it helped (a thumbs up or down, POSTed to <endpoint>/feedback with
 // the answer's query_id). It names itself with X-Ask-Client: widget, so that
-// the endpoint's analytics can tell its readers from other clients. Theme it with CSS custom
-// properties: --nlweb-ask-accent, --nlweb-ask-bg, --nlweb-ask-fg, --nlweb-ask-muted,
+// the endpoint's analytics can tell its readers from other clients. It asks
+// the site its `site` attribute names (the `site` URL parameter); when the
+// endpoint's /sites lists several, a picker in the form chooses the site (or
+// all), and the reader's choice is remembered in localStorage. Theme it with
+// CSS custom properties: --nlweb-ask-accent, --nlweb-ask-bg, --nlweb-ask-fg, --nlweb-ask-muted,
 // --nlweb-ask-radius, --nlweb-ask-font, --nlweb-ask-code-bg.
 // Renders into its own children (light DOM), so page styles and tests can see it.
 const STYLE = `
 nlweb-ask{display:block;font:var(--nlweb-ask-font,inherit);color:var(--nlweb-ask-fg,inherit);background:var(--nlweb-ask-bg,transparent)}
 nlweb-ask form{display:flex;gap:.5em}
 nlweb-ask input{flex:1;padding:.5em;border:1px solid var(--nlweb-ask-muted,#888);border-radius:var(--nlweb-ask-radius,6px);font:inherit}
+nlweb-ask select{padding:.5em;border:1px solid var(--nlweb-ask-muted,#888);border-radius:var(--nlweb-ask-radius,6px);font:inherit}
 nlweb-ask button{padding:.5em 1em;border:0;border-radius:var(--nlweb-ask-radius,6px);background:var(--nlweb-ask-accent,#2563eb);color:#fff;font:inherit;cursor:pointer}
 nlweb-ask .nlweb-ask-summary{margin:1em 0}
 nlweb-ask .nlweb-ask-error{color:#b91c1c}
@@ -32,6 +36,8 @@ nlweb-ask .nlweb-ask-summary th,nlweb-ask .nlweb-ask-summary td{border:1px solid
 `;
 
 let styled = false;
+// Where the reader's choice of site is kept between pages.
+const SITE_KEY = "nlweb-ask.site";
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -90,6 +96,7 @@ class NlwebAsk extends HTMLElement {
     this.status = el("p", { class: "nlweb-ask-status" });
     this.out = el("div", { class: "nlweb-ask-answer", "aria-live": "polite" });
     this.append(this.form, this.status, this.out);
+    this.sitesReady = this.pickSites();
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       const q = this.input.value.trim();
@@ -100,6 +107,40 @@ class NlwebAsk extends HTMLElement {
       this.input.value = initial;
       this.ask(initial);
     }
+  }
+
+  // The sites the endpoint lists (GET /sites, beside /ask): with several, a
+  // labelled picker in the form, one option a site and "All". Its first
+  // choice is the `site` attribute, else the reader's last choice if still
+  // listed, else the default site, else the first. With one site, or no
+  // list, no picker (and no error: asking still works).
+  async pickSites() {
+    const endpoint = (this.getAttribute("endpoint") || "/ask").split(/[?#]/)[0].replace(/\/+$/, "");
+    let details = [];
+    try {
+      // A plain GET (no X-Ask-Client): no CORS preflight before the picker.
+      const res = await fetch(new URL("sites", new URL(endpoint, location.href)));
+      if (res.ok) details = (await res.json()).details.filter((d) => typeof d?.site === "string");
+    } catch {}
+    if (details.length < 2) return;
+    const names = [...details.map((d) => d.site), "all"];
+    let remembered = null;
+    try {
+      remembered = localStorage.getItem(SITE_KEY);
+    } catch {}
+    const first = [this.getAttribute("site"), remembered, details.find((d) => d.default)?.site]
+      .find((s) => names.includes(s)) || names[0];
+    const id = `${this.input.id}-site`;
+    this.picker = el("select", { id, name: "site" },
+      ...details.map((d) => el("option", { value: d.site, title: d.description || "" }, d.site)),
+      el("option", { value: "all", title: "Every site's pages" }, "All"));
+    this.picker.value = first;
+    this.picker.addEventListener("change", () => {
+      try {
+        localStorage.setItem(SITE_KEY, this.picker.value);
+      } catch {}
+    });
+    this.input.after(el("label", { for: id }, "Docs"), this.picker);
   }
 
   async ask(text) {
@@ -117,7 +158,13 @@ class NlwebAsk extends HTMLElement {
     let summary = null;
     let queryId = null;
     try {
-      const res = await fetch(endpoint, {
+      // A question asked at once (the `question` attribute) waits for the
+      // picker's first choice.
+      await this.sitesReady;
+      const url = new URL(endpoint, location.href);
+      const site = this.picker?.value || this.getAttribute("site");
+      if (site) url.searchParams.set("site", site);
+      const res = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "text/event-stream", "x-ask-client": "widget" },
         body: JSON.stringify(body),

@@ -1,7 +1,10 @@
 //! Top-10 query latency, ours (`search::retrieve`, the Lambda's path,
 //! analysis included) next to tantivy (query parsing included) on the same
 //! sections and queries: prefect, aws-amplify, SciFact. Each iteration runs
-//! the whole query set; criterion reports time per set.
+//! the whole query set; criterion reports time per set. Then what a site
+//! costs: aws-amplify divided as `examples/sites/aws-amplify.yaml` divides
+//! it, the same queries asked of every page, of Gen 2 (351 of 971 pages)
+//! and of React (297), in the same run (`search::find_in`).
 
 mod common;
 
@@ -74,6 +77,50 @@ fn bench(c: &mut Criterion) {
         });
         g.finish();
     }
+    sites(c);
+}
+
+/// The same queries over every page and restricted to a site.
+fn sites(c: &mut Criterion) {
+    let corpus = common::corpus("aws-amplify");
+    let (mut pages, meta) = (corpus.pages, corpus.meta);
+    let settings = build_index::settings::TeamSettings::read(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/sites/aws-amplify.yaml"),
+        true,
+    )
+    .expect("the example's settings");
+    let rules = ask_index::sites::SiteRules::new(&settings.settings.site_defs()).unwrap();
+    build_index::corpus::assign_sites(&rules, &mut pages, &meta).unwrap();
+    let index = common::build_with_sites(&pages, ask_index::Weights::DOCS, rules.names());
+    let queries = common::queries("aws-amplify", &pages);
+    let analyzer = Analyzer::new();
+    let rules = search::Rules::default();
+    let mask = |name: &str| ask_index::sites::mask_of(index.site_names(), [name]).unwrap();
+    let mut g = c.benchmark_group("sites/aws-amplify");
+    g.throughput(Throughput::Elements(queries.len() as u64));
+    for (name, scope) in [
+        ("every page", None),
+        ("gen2", Some(mask("gen2"))),
+        ("react", Some(mask("react"))),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                for q in &queries {
+                    black_box(search::find_in(
+                        &index,
+                        &analyzer,
+                        q,
+                        &[],
+                        10,
+                        &rules,
+                        scope,
+                    ));
+                }
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

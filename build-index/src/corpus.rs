@@ -39,6 +39,9 @@ pub struct Skipped {
 pub struct Corpus {
     /// Pages in path order.
     pub pages: Vec<PageInput>,
+    /// Each page's metadata ([`crate::mdx::MdxFile::meta`]), in the same
+    /// order.
+    pub meta: Vec<BTreeMap<String, Vec<String>>>,
     /// Files that could not be read as MDX.
     pub skipped: Vec<Skipped>,
     /// Number of fragment files (inlined, not pages).
@@ -97,6 +100,10 @@ pub fn pages(files: &BTreeMap<String, String>) -> Corpus {
         .into_iter()
         .partition(|path| !imported.contains(*path) && !is_fragment_path(path));
     corpus.fragments = fragments.len();
+    corpus.meta = pages
+        .iter()
+        .map(|path| parsed[path.as_str()].meta.clone())
+        .collect();
     // Pages assembled on every core; collect keeps path order.
     corpus.pages = pages
         .par_iter()
@@ -109,6 +116,23 @@ pub fn pages(files: &BTreeMap<String, String>) -> Corpus {
         })
         .collect();
     corpus
+}
+
+/// Sets each page's sites under `rules` (`ask.sites`) from its path and
+/// its metadata (`meta`, in the pages' order), and checks them: a glob
+/// that matches no page, or a site that holds none, is refused. Returns
+/// each site's page count.
+pub fn assign_sites(
+    rules: &ask_index::sites::SiteRules,
+    pages: &mut [PageInput],
+    meta: &[BTreeMap<String, Vec<String>>],
+) -> Result<Vec<usize>, ask_index::sites::SiteError> {
+    for (page, meta) in pages.iter_mut().zip(meta) {
+        page.sites = rules.bits(&page.path, meta);
+    }
+    let paths: Vec<&str> = pages.iter().map(|p| p.path.as_str()).collect();
+    let bits: Vec<u32> = pages.iter().map(|p| p.sites).collect();
+    rules.check(&paths, &bits)
 }
 
 /// Is this path a fragment by its location or name?
@@ -203,12 +227,16 @@ fn inline(
     }
 }
 
-/// The route of a page: `a/(g)/b/index.mdx` → `/a/b`.
+/// The route of a page: `a/(g)/b/index.mdx` → `/a/b`; a top-level
+/// `pages/` folder is the root (`pages/a.mdx` → `/a`).
 pub fn route(path: &str) -> String {
     let stem = path
         .strip_suffix(".mdx")
         .or_else(|| path.strip_suffix(".md"))
         .unwrap_or(path);
+    // A top-level `pages/` folder is Next.js's pages router: the routes'
+    // root (`pages/react/start.mdx` → `/react/start`).
+    let stem = stem.strip_prefix("pages/").unwrap_or(stem);
     let mut parts: Vec<&str> = stem
         .split('/')
         .filter(|p| !(p.starts_with('(') && p.ends_with(')')))
@@ -396,6 +424,7 @@ fn page(path: &str, f: &MdxFile, blocks: Vec<Block>) -> PageInput {
         sections,
         boost: f.boost,
         reference: is_reference(&headings),
+        sites: 0,
     }
 }
 
@@ -411,6 +440,8 @@ mod tests {
             ("a/index.mdx", "/a"),
             ("(framework)/integrations/llms.mdx", "/integrations/llms"),
             ("(root)/index.mdx", "/"),
+            ("pages/[platform]/start/index.mdx", "/%5Bplatform%5D/start"),
+            ("guides/pages/a.mdx", "/guides/pages/a"),
             (
                 "gen1/[platform]/build-a-backend/index.mdx",
                 "/gen1/%5Bplatform%5D/build-a-backend",
@@ -492,7 +523,8 @@ mod tests {
         );
         let hub = &c.pages[1];
         assert_eq!(hub.title, "Hub");
-        assert_eq!(hub.route, "/pages/hub");
+        // `pages/` is the root of Next.js's routes.
+        assert_eq!(hub.route, "/hub");
         assert_eq!(hub.sections.len(), 2);
         assert_eq!(hub.sections[0].text, "Eventing\n\nHub is a pub/sub system.");
         assert_eq!(hub.sections[1].heading, "Listening");

@@ -373,6 +373,7 @@ mod tests {
             corpus_fingerprint: "f".into(),
             built_at_unix: 1,
             settings: String::new(),
+            sites: Vec::new(),
         };
         let with = ask_index::build(&[page("Stop runs that take too long.")], &opts, &a).unwrap();
         assert_eq!(

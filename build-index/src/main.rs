@@ -69,7 +69,7 @@ struct BuildArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Answer queries read from stdin (one a line: plain text or {"_id","text"}) with one JSON line each.
+    /// Answer queries read from stdin (one a line: plain text or {"_id","text"[,"site"]}) with one JSON line each.
     Search {
         /// Index file to query.
         #[arg(long)]
@@ -86,6 +86,9 @@ enum Command {
         /// Search the words as typed: no typo correction (to measure what it changes).
         #[arg(long)]
         no_typos: bool,
+        /// Search these sites of the index alone (`ask.sites`; comma-separated names, or all), like `site` on /ask; a line's own `"site"` comes first.
+        #[arg(long)]
+        site: Option<String>,
         /// `bm25` (the words alone) or `hybrid` (mixed with the sentence model), like ask.retriever.
         #[arg(long, default_value = "bm25", value_parser = ["bm25", "hybrid"])]
         retriever: String,
@@ -154,15 +157,16 @@ fn main() {
             boost,
             synonyms,
             no_typos,
+            site,
             retriever,
             model,
             hybrid_weight,
         }) => cli::search::search(
             &index,
             top_k,
-            boost.as_deref(),
-            synonyms.as_deref(),
+            (boost.as_deref(), synonyms.as_deref()),
             no_typos,
+            site.as_deref(),
             (retriever == "hybrid").then(|| (model_dir(model), hybrid_weight)),
         ),
         Some(Command::PackModel { model, out }) => cli::model::pack_model(model_dir(model), &out),

@@ -233,6 +233,10 @@ pub struct QueryEvent {
     /// The first result URLs, best first (the pages that came closest,
     /// when not answered).
     pub top_urls: Vec<String>,
+    /// The sites searched (`ask.sites`), comma-separated; for a failure,
+    /// the sites asked. Absent: every page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
     /// Milliseconds from the request's arrival to its answer (to the
     /// sections, for a streamed summary).
     pub latency_ms: f64,

@@ -138,13 +138,14 @@ pub enum Failure {
     OriginNotAllowed(String),
     /// The request names a site this index does not serve.
     #[error(
-        "site {site:?} is not served here; this index serves {served:?} (see /sites), or send all"
+        "site {site:?} is not served here; this index serves {} (see /sites), or send all",
+        served.join(", ")
     )]
     UnknownSite {
-        /// The site asked for.
+        /// The sites asked for that are not served.
         site: String,
-        /// The site served.
-        served: String,
+        /// The sites served.
+        served: Vec<String>,
     },
     /// The client's bucket is empty.
     #[error("too many requests from this address; retry in {retry_after_secs} s")]

@@ -124,7 +124,7 @@ pub struct AskArguments {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub prev: Option<Vec<String>>,
-    /// The site to search; see `/sites`. Default: all.
+    /// The site to search; see `/sites`. Default: the default site, else every page.
     #[serde(default)]
     #[schemars(with = "String")]
     pub site: Option<String>,
@@ -590,4 +590,33 @@ fn strip_formats(v: &mut serde_json::Value) {
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_formats),
         _ => {}
     }
+}
+
+/// A tool's `site` argument as an enum of the docs' sites (`names`, with
+/// their `descriptions`) and `all`; a schema with no `site` is left as is.
+pub fn site_enum(schema: &mut serde_json::Value, names: &[String], descriptions: &[String]) {
+    let Some(site) = schema.get_mut("properties").and_then(|p| p.get_mut("site")) else {
+        return;
+    };
+    let listed: Vec<String> = names
+        .iter()
+        .zip(descriptions.iter().chain(std::iter::repeat(&String::new())))
+        .map(|(n, d)| {
+            if d.is_empty() {
+                n.clone()
+            } else {
+                format!("{n} ({d})")
+            }
+        })
+        .collect();
+    let mut values: Vec<serde_json::Value> = names.iter().map(|n| n.as_str().into()).collect();
+    values.push("all".into());
+    *site = serde_json::json!({
+        "type": "string",
+        "enum": values,
+        "description": format!(
+            "The docs to search: {}; all: every page. Default: the default site (see /sites).",
+            listed.join("; ")
+        ),
+    });
 }

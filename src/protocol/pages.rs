@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub struct SearchArguments {
     /// What to look for, in plain language or keywords.
     pub query: String,
-    /// The site to search; see `/sites`. Default: all.
+    /// The site to search; see `/sites`. Default: the default site, else every page.
     #[serde(default)]
     #[schemars(with = "String")]
     pub site: Option<String>,

@@ -21,6 +21,13 @@ pub struct ConfigDocument {
     pub protocol_version: Version,
     /// The site name this index serves (`site` / `query.site`).
     pub site: String,
+    /// With `ask.sites`: the sites a request may name (`/sites`), besides
+    /// `all`. Absent: the index is one site.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
+    /// With `ask.sites`: the site a request that names none searches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_site: Option<String>,
     /// The modes served.
     pub modes: Vec<Mode>,
     /// The mode of a request that names none.

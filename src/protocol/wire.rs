@@ -28,6 +28,9 @@ pub struct Answer {
     pub searched: Option<String>,
     /// Who wrote the summary.
     pub generator: Option<GeneratorUsed>,
+    /// The sites searched, comma-separated (`None`: every page); for the
+    /// analytics line, not the document.
+    pub sites: Option<String>,
 }
 
 impl Answer {

@@ -34,6 +34,8 @@ fn config_document(state: &State, req: &Parts) -> crate::protocol::settings::Con
             .to_string(),
         protocol_version: protocol::response::Version::V055,
         site: c.site.clone(),
+        sites: state.sites.names.clone(),
+        default_site: state.sites.names_in(state.sites.default).into_iter().next(),
         modes: vec![Mode::List, Mode::Summarize, Mode::Generate],
         default_mode: c.default_mode,
         response_formats: vec![
@@ -80,7 +82,7 @@ pub fn fragment(p: &oa::Parts) -> Value {
     get_protected(
         p,
         "config",
-        "The public settings an agent may read: protocol version, modes, formats, limits, rate limit, auth, the endpoints",
+        "The public settings an agent may read: protocol version, the sites, modes, formats, limits, rate limit, auth, the endpoints",
         json("Settings", p.config.clone(), &[]),
         vec![],
         vec![],

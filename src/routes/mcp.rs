@@ -133,11 +133,22 @@ impl mcp::Asker for Asking<'_> {
             .tools
             .get_or_init(|| {
                 let product = &self.state.product.0;
-                vec![
+                let mut tools = vec![
                     mcp::ask_tool(product),
                     mcp::pages::search_tool(product),
                     mcp::pages::fetch_tool(product),
-                ]
+                ];
+                // With `ask.sites`, `site` names one of them (or all).
+                if !self.state.sites.names.is_empty() {
+                    for t in &mut tools {
+                        crate::protocol::mcp::site_enum(
+                            &mut t.input_schema,
+                            &self.state.sites.names,
+                            &self.state.sites.descriptions,
+                        );
+                    }
+                }
+                tools
             })
             .clone()
     }
@@ -211,7 +222,11 @@ impl mcp::Asker for Asking<'_> {
         );
         let found =
             found.map_err(|f| FailureDocument::new(&f, None, &state.echo(Some(&parsed))))?;
-        let docs = state.docs();
+        // Links filled for the sites searched (`find` checked them).
+        let asked = state
+            .asked(parsed.site.as_deref())
+            .unwrap_or(crate::sites::Asked::All);
+        let docs = state.docs_for(&asked);
         let mut results: Vec<SearchResult> = Vec::new();
         let mut seen: Vec<u32> = Vec::new();
         for (section, item) in found.sections().zip(&found.answer.items) {

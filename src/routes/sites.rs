@@ -1,4 +1,4 @@
-//! `/sites`: the site this index serves.
+//! `/sites`: the sites this index serves.
 
 use axum::extract::State as Ctx;
 use axum::response::Response;
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// GET `/sites`.
 pub async fn handle(Ctx(state): Ctx<State>) -> Response {
-    reply::json(200, &state.sites())
+    reply::json(200, &state.sites_document())
 }
 
 /// The OpenAPI path item.
@@ -18,7 +18,7 @@ pub fn fragment(p: &Parts) -> Value {
     get_protected(
         p,
         "sites",
-        "The site this index serves",
+        "The sites this index serves: each one's name, description, page count and whether it is the default",
         json("Sites", p.sites.clone(), &[]),
         vec![],
         vec![],

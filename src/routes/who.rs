@@ -15,10 +15,11 @@ use crate::state::{State, api_base_url};
 use serde_json::Value;
 
 /// `GET /who?query=…`: whether this site answers the question, by the same
-/// retrieval and confidence rule as `/ask`, with its best page. Only the
-/// question is read (`query`, `q` or `text`): like the reference, `/who`
-/// asks about the site as a whole, so `site` and `prev` are ignored; the
-/// answer is JSON whatever `streaming` says.
+/// retrieval and confidence rule as `/ask`, with its best page. The
+/// question (`query`, `q` or `text`) and `site` are read: with `ask.sites`,
+/// `/who` answers for the sites named (absent: the default site, as
+/// `/ask`); `prev` is ignored, and the answer is JSON whatever `streaming`
+/// says.
 pub async fn handle(Ctx(state): Ctx<State>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
     who(&state, &parts).await
@@ -34,7 +35,7 @@ async fn who(state: &State, req: &Parts) -> Response {
         })
         .unwrap_or_default()
         .into_iter()
-        .filter(|(k, _)| matches!(k.as_str(), "query" | "q" | "text"))
+        .filter(|(k, _)| matches!(k.as_str(), "query" | "q" | "text" | "site"))
         .chain([
             ("mode".to_string(), "list".to_string()),
             ("streaming".to_string(), "false".to_string()),
@@ -48,6 +49,13 @@ async fn who(state: &State, req: &Parts) -> Response {
     let parsed = match protocol::parse(&raw, &state.limits) {
         Ok(p) => p,
         Err(f) => return reply::failure(&f, None, &state.echo(None)),
+    };
+    // The sites it answers for: a site not served is a failure, as on /ask.
+    let site = match state.asked(parsed.site.as_deref()) {
+        Ok(crate::sites::Asked::Sites(mask)) => state.sites.names_in(mask).join(","),
+        Ok(crate::sites::Asked::All) if !state.sites.names.is_empty() => "all".to_string(),
+        Ok(crate::sites::Asked::All) => state.config.site.clone(),
+        Err(f) => return reply::failure(&f, None, &state.echo(Some(&parsed))),
     };
     let query_id = state.new_query_id();
     // The same number of sections as an /ask answer, so that the confidence
@@ -100,7 +108,7 @@ async fn who(state: &State, req: &Parts) -> Response {
                     mime_type: "application/ld+json".into(),
                     data: WhoSite {
                         kind: WebSiteType::WebSite,
-                        site: state.config.site.clone(),
+                        site,
                         name,
                         description,
                         url: state.base_url.clone(),
@@ -121,13 +129,27 @@ pub fn fragment(p: &oa::Parts) -> Value {
         "who",
         "Whether this site answers a question: relevant, a score from 0 to 1 (the /ask answer's confidence) and the best page; JSON whatever streaming says",
         json("The site's relevance", p.who.clone(), &[]),
-        vec![obj(&[
-            ("name", s("query")),
-            ("in", s("query")),
-            ("required", Value::Bool(true)),
-            ("description", s("The question (also `q` or `text`)")),
-            ("schema", obj(&[("type", s("string"))])),
-        ])],
+        vec![
+            obj(&[
+                ("name", s("query")),
+                ("in", s("query")),
+                ("required", Value::Bool(true)),
+                ("description", s("The question (also `q` or `text`)")),
+                ("schema", obj(&[("type", s("string"))])),
+            ]),
+            obj(&[
+                ("name", s("site")),
+                ("in", s("query")),
+                ("required", Value::Bool(false)),
+                (
+                    "description",
+                    s(
+                        "The sites to answer for (see /sites), comma-separated; all: every page. Absent: the default site",
+                    ),
+                ),
+                ("schema", obj(&[("type", s("string"))])),
+            ]),
+        ],
         vec![(
             "400",
             json(

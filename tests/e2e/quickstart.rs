@@ -53,6 +53,7 @@ fn the_quickstart_docs_team_walk_through() {
             corpus_fingerprint: "quickstart".into(),
             built_at_unix: 0,
             settings: team.carried(),
+            sites: Vec::new(),
         },
         &ask_index::Analyzer::new(),
     )

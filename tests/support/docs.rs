@@ -85,6 +85,7 @@ fn index(pages: &[ask_index::PageInput], docs_base_url: &str) -> ask_index::Inde
         corpus_fingerprint: "test".into(),
         built_at_unix: 0,
         settings: String::new(),
+        sites: Vec::new(),
     };
     ask_index::build(pages, &opts, &ask_index::Analyzer::new()).unwrap()
 }

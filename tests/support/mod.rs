@@ -7,4 +7,5 @@ pub mod model;
 pub mod moto;
 pub mod process;
 pub mod scifact;
+pub mod sites;
 pub mod sse;

@@ -52,16 +52,37 @@ pub fn pages(name: &str) -> (Vec<PageInput>, Weights) {
     (build_index::corpus::pages(&files).pages, Weights::DOCS)
 }
 
+/// An MDX corpus read: its pages and each one's metadata (what
+/// `ask.sites` matches).
+pub fn corpus(name: &str) -> build_index::corpus::Corpus {
+    let files = build_index::read_mdx_files(&corpora().join(name), &|_, _| {
+        indicatif::ProgressBar::hidden()
+    })
+    .expect("shared corpora");
+    build_index::corpus::pages(&files)
+}
+
+/// [`build`] with the sites `names` (the pages' bits already set).
+pub fn build_with_sites(pages: &[PageInput], weights: Weights, names: Vec<String>) -> Index {
+    let mut opts = options(weights);
+    opts.sites = names;
+    ask_index::build(pages, &opts, &Analyzer::new()).unwrap()
+}
+
 pub fn build(pages: &[PageInput], weights: Weights) -> Index {
-    let opts = BuildOptions {
+    ask_index::build(pages, &options(weights), &Analyzer::new()).unwrap()
+}
+
+fn options(weights: Weights) -> BuildOptions {
+    BuildOptions {
         docs_base_url: "https://docs.example.com".into(),
         weights,
         source: "mdx".into(),
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
         settings: String::new(),
-    };
-    ask_index::build(pages, &opts, &Analyzer::new()).unwrap()
+        sites: Vec::new(),
+    }
 }
 
 /// Queries: SciFact's 300 test claims; for the MDX corpora, every page

@@ -3,6 +3,7 @@
 use build_index::settings::TeamSettings;
 use build_index::upload;
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -37,7 +38,14 @@ pub(crate) fn build(args: BuildArgs) -> Result<()> {
     let started = Instant::now();
     let now = build_time();
 
-    let (pages, fingerprint, source, weights) = read_pages(&args, &config)?;
+    let Pages {
+        mut pages,
+        meta,
+        fingerprint,
+        source,
+        weights,
+    } = read_pages(&args, &config)?;
+    let sites = assign_sites(&args, &config, &mut pages, &meta)?;
     let opts = BuildOptions {
         docs_base_url: base_url,
         weights,
@@ -45,6 +53,7 @@ pub(crate) fn build(args: BuildArgs) -> Result<()> {
         corpus_fingerprint: format!("{fingerprint:016x}"),
         built_at_unix: now,
         settings: config.carried(),
+        sites,
     };
     let analyzer = Analyzer::new();
     let index = ask_index::build(&pages, &opts, &analyzer).context("building the index")?;
@@ -108,23 +117,76 @@ fn build_time() -> u64 {
         })
 }
 
-/// The pages (from `--jsonl`, else the docs folder), the corpus
-/// fingerprint, the source's name and its field weights.
-fn read_pages(
-    args: &BuildArgs,
-    config: &TeamSettings,
-) -> Result<(Vec<PageInput>, u64, &'static str, Weights)> {
+/// A page's metadata, as `ask.sites` matches it.
+type PageMeta = BTreeMap<String, Vec<String>>;
+
+/// What the corpus holds, read.
+struct Pages {
+    pages: Vec<PageInput>,
+    /// Each page's metadata.
+    meta: Vec<PageMeta>,
+    fingerprint: u64,
+    /// `mdx` or `jsonl`.
+    source: &'static str,
+    weights: Weights,
+}
+
+/// The pages (from `--jsonl`, else the docs folder), their metadata, the
+/// corpus fingerprint, the source's name and its field weights.
+fn read_pages(args: &BuildArgs, config: &TeamSettings) -> Result<Pages> {
     Ok(match &args.jsonl {
         Some(path) => {
-            let (pages, fp) = read_jsonl(path)?;
-            (pages, fp, "jsonl", Weights::FLAT)
+            let (pages, fingerprint) = read_jsonl(path)?;
+            Pages {
+                meta: vec![PageMeta::new(); pages.len()],
+                pages,
+                fingerprint,
+                source: "jsonl",
+                weights: Weights::FLAT,
+            }
         }
         None => {
             let dir = args.corpus.clone().unwrap_or_else(|| config.corpus());
-            let (pages, fp) = read_mdx(&dir)?;
-            (pages, fp, "mdx", Weights::DOCS)
+            let (corpus, fingerprint) = read_mdx(&dir)?;
+            Pages {
+                pages: corpus.pages,
+                meta: corpus.meta,
+                fingerprint,
+                source: "mdx",
+                weights: Weights::DOCS,
+            }
         }
     })
+}
+
+/// Each page's sites (`ask.sites`), and the sites' names; prints each
+/// site's page count. A glob that matches no page, or a site that holds
+/// none, fails the build.
+fn assign_sites(
+    args: &BuildArgs,
+    config: &TeamSettings,
+    pages: &mut [PageInput],
+    meta: &[PageMeta],
+) -> Result<Vec<String>> {
+    let rules = ask_index::sites::SiteRules::new(&config.settings.site_defs())
+        .with_context(|| format!("{}: ask.sites", args.config.display()))?;
+    if rules.is_empty() {
+        return Ok(Vec::new());
+    }
+    let counts = build_index::corpus::assign_sites(&rules, pages, meta)
+        .with_context(|| format!("{}: ask.sites", args.config.display()))?;
+    let names = rules.names();
+    let listed: Vec<String> = names
+        .iter()
+        .zip(&counts)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let none = pages.iter().filter(|p| p.sites == 0).count();
+    println!(
+        "sites (pages each): {}; in no site: {none}",
+        listed.join(", ")
+    );
+    Ok(names)
 }
 
 /// The index with each section's sentence vector when there is a model
@@ -228,8 +290,9 @@ fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     }
 }
 
-/// Reads every `.mdx` under `dir`; returns pages and a corpus fingerprint.
-fn read_mdx(dir: &Path) -> Result<(Vec<PageInput>, u64)> {
+/// Reads every `.mdx` under `dir`; returns its pages and a corpus
+/// fingerprint.
+fn read_mdx(dir: &Path) -> Result<(build_index::corpus::Corpus, u64)> {
     if !dir.is_dir() {
         bail!(
             "corpus folder {} does not exist (set ask.corpus_path or pass --corpus DIR)",
@@ -254,7 +317,7 @@ fn read_mdx(dir: &Path) -> Result<(Vec<PageInput>, u64)> {
     if corpus.pages.is_empty() {
         bail!("no pages found under {}", dir.display());
     }
-    Ok((corpus.pages, fp))
+    Ok((corpus, fp))
 }
 
 #[derive(Deserialize)]

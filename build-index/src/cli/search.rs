@@ -16,6 +16,8 @@ struct QueryLine<'a> {
     id: &'a serde_json::value::RawValue,
     #[serde(borrow)]
     text: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    site: Option<String>,
 }
 
 /// Writes one answered line of `build-index search`: `{"corrections":
@@ -86,14 +88,36 @@ fn json_str(out: &mut Vec<u8>, s: &str) -> Result<()> {
     Ok(())
 }
 
+/// The sites `site` names in `index` (`None`: every page).
+fn scope_of(index: &Index, site: Option<&str>) -> Result<ask_index::sites::Scope> {
+    let names: Vec<&str> = site
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case("all")) {
+        return Ok(None);
+    }
+    ask_index::sites::mask_of(index.site_names(), names.iter().copied())
+        .map(Some)
+        .map_err(|unknown| {
+            anyhow::anyhow!(
+                "the index has no site {}; its sites: {}",
+                unknown.join(", "),
+                index.site_names().join(", ")
+            )
+        })
+}
+
 /// `build-index search`: answers each stdin line with one JSON line on
 /// stdout; stderr gets the throughput and latency.
 pub(crate) fn search(
     path: &Path,
     top_k: usize,
-    boost: Option<&str>,
-    synonyms: Option<&str>,
+    (boost, synonyms): (Option<&str>, Option<&str>),
     no_typos: bool,
+    site: Option<&str>,
     hybrid: Option<(Option<PathBuf>, f32)>,
 ) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -129,9 +153,11 @@ pub(crate) fn search(
             continue;
         }
         let numbered;
+        let mut line_site = None;
         let (id, text) = if trimmed.starts_with('{') {
             let q: QueryLine = serde_json::from_str(trimmed)
                 .with_context(|| format!("stdin line {n}: expected {{\"_id\",\"text\"}}"))?;
+            line_site = q.site;
             (q.id, q.text)
         } else {
             numbered = serde_json::value::to_raw_value(&n)?;
@@ -140,8 +166,21 @@ pub(crate) fn search(
                 std::borrow::Cow::Borrowed(line.trim_end_matches(['\n', '\r'])),
             )
         };
+        let scope = scope_of(&index, line_site.as_deref().or(site))
+            .with_context(|| format!("stdin line {n}"))?;
         let t = Instant::now();
-        let (hits, searched) = if no_typos {
+        let (hits, searched) = if let Some(mask) = scope {
+            let found = ask_index::search::find_in(
+                &index,
+                &analyzer,
+                &text,
+                &[],
+                top_k,
+                &rules,
+                Some(mask),
+            );
+            (found.hits, found.corrected)
+        } else if no_typos {
             let hits =
                 ask_index::search::retrieve_weighted(&index, &analyzer, &text, &[], top_k, &rules);
             (hits, ask_index::typo::Corrected::default())

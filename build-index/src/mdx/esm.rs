@@ -1,6 +1,7 @@
 //! ESM statements: `import` (fragments remembered for includes) and
 //! `export` (dropped, but for `meta` and exported JSX).
 
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 use super::types::Import;
@@ -113,6 +114,171 @@ pub(super) fn read_import(stmt: &str, imports: &mut HashMap<String, Import>) {
                 export: Some(orig.to_string()).filter(|o| o != "default"),
             },
         );
+    }
+}
+
+/// The top-level properties of the first JS object literal in `src` whose
+/// value is a string (`'…'`, `"…"`, `` `…` ``), a number, a boolean or
+/// a list of them, each as its values' text: what `ask.sites` matches a
+/// page's `export const meta` by. Other values are skipped.
+pub(super) fn js_properties(src: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let Some(open) = src.find('{') else {
+        return out;
+    };
+    let mut p = Scanner {
+        s: &src.as_bytes()[open + 1..],
+        at: 0,
+    };
+    loop {
+        p.skip_space();
+        let Some(key) = p.key() else {
+            break;
+        };
+        p.skip_space();
+        if !p.eat(b':') {
+            break;
+        }
+        p.skip_space();
+        let values = if p.eat(b'[') {
+            let mut list = Vec::new();
+            loop {
+                p.skip_space();
+                if p.eat(b']') {
+                    break;
+                }
+                match p.scalar() {
+                    Some(v) => list.push(v),
+                    None => {
+                        list.clear();
+                        p.skip_value();
+                    }
+                }
+                p.skip_space();
+                p.eat(b',');
+                if p.at >= p.s.len() {
+                    break;
+                }
+            }
+            list
+        } else {
+            match p.scalar() {
+                Some(v) => vec![v],
+                None => {
+                    p.skip_value();
+                    Vec::new()
+                }
+            }
+        };
+        if !values.is_empty() {
+            out.insert(key, values);
+        }
+        p.skip_space();
+        if !p.eat(b',') {
+            break;
+        }
+    }
+    out
+}
+
+/// A cursor over a JS object literal's text.
+struct Scanner<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.at).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> bool {
+        let hit = self.peek() == Some(b);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    fn skip_space(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    /// A property name: an identifier or a quoted string.
+    fn key(&mut self) -> Option<String> {
+        if matches!(self.peek(), Some(b'"' | b'\'')) {
+            return self.quoted();
+        }
+        let start = self.at;
+        while self
+            .peek()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        {
+            self.at += 1;
+        }
+        (self.at > start).then(|| String::from_utf8_lossy(&self.s[start..self.at]).into_owned())
+    }
+
+    fn quoted(&mut self) -> Option<String> {
+        let q = self.peek()?;
+        self.at += 1;
+        let mut out = Vec::new();
+        while let Some(b) = self.peek() {
+            self.at += 1;
+            match b {
+                b'\\' => {
+                    if let Some(next) = self.peek() {
+                        out.push(next);
+                        self.at += 1;
+                    }
+                }
+                _ if b == q => return Some(String::from_utf8_lossy(&out).trim().to_string()),
+                _ => out.push(b),
+            }
+        }
+        None
+    }
+
+    /// A string, number or boolean, as text.
+    fn scalar(&mut self) -> Option<String> {
+        if matches!(self.peek(), Some(b'"' | b'\'' | b'`')) {
+            return self.quoted();
+        }
+        let start = self.at;
+        while self
+            .peek()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        {
+            self.at += 1;
+        }
+        let word = std::str::from_utf8(&self.s[start..self.at]).ok()?;
+        let literal = matches!(word, "true" | "false") || word.parse::<f64>().is_ok();
+        if literal {
+            Some(word.to_string())
+        } else {
+            self.at = start;
+            None
+        }
+    }
+
+    /// Past one value of any kind: to the `,` or closing bracket at its
+    /// depth.
+    fn skip_value(&mut self) {
+        let mut depth = 0usize;
+        while let Some(b) = self.peek() {
+            match b {
+                b'"' | b'\'' | b'`' => {
+                    self.quoted();
+                    continue;
+                }
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' if depth == 0 => return,
+                b'}' | b']' | b')' => depth -= 1,
+                b',' if depth == 0 => return,
+                _ => {}
+            }
+            self.at += 1;
+        }
     }
 }
 

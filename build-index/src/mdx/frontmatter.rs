@@ -31,6 +31,16 @@ pub(super) enum SearchFrontmatter {
     Other(serde::de::IgnoredAny),
 }
 
+/// A frontmatter value as `ask.sites` matches it: a scalar or a list of
+/// them.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+pub(super) enum MetaValue {
+    One(YamlText),
+    Many(Vec<YamlText>),
+    Other(serde::de::IgnoredAny),
+}
+
 /// Frontmatter that is a mapping, or anything else (read as empty).
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
@@ -74,6 +84,19 @@ pub(super) fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (us
     let FrontmatterDoc::Map(fm) = doc else {
         return Ok(());
     };
+    // Read again as a whole: every key's text, for the sites.
+    if let Ok(all) = serde_saphyr::from_str::<std::collections::BTreeMap<String, MetaValue>>(yaml) {
+        for (key, value) in all {
+            let values: Vec<String> = match value {
+                MetaValue::One(v) => v.text().into_iter().collect(),
+                MetaValue::Many(list) => list.into_iter().filter_map(YamlText::text).collect(),
+                MetaValue::Other(_) => Vec::new(),
+            };
+            if !values.is_empty() {
+                file.meta.insert(key, values);
+            }
+        }
+    }
     file.title = fm
         .title
         .and_then(YamlText::text)

@@ -313,6 +313,9 @@ impl<'f> Body<'f> {
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
             .collect();
         if name == "meta" || name == "frontmatter" {
+            if self.file.meta.is_empty() {
+                self.file.meta = js_properties(decl);
+            }
             if self.file.title.is_none() {
                 self.file.title = js_string_property(decl, "title");
             }

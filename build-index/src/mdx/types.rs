@@ -43,6 +43,10 @@ pub struct MdxFile {
     pub extra: Option<String>,
     /// The page's search weight (frontmatter `search.boost`, a number ≥ 0).
     pub boost: Option<f32>,
+    /// Its metadata's top-level values that are text, numbers, booleans or
+    /// lists of them (frontmatter, else `export const meta`), as text: what
+    /// `ask.sites` matches by.
+    pub meta: std::collections::BTreeMap<String, Vec<String>>,
     /// The body.
     pub blocks: Vec<Block>,
     /// Local names imported from `.mdx`/`.md` files.

@@ -40,6 +40,8 @@ pub(super) struct Asked<'a> {
     pub(super) comment: Option<&'a str>,
     /// Up ratings of the same answer (a down-rated one).
     pub(super) rated_up: usize,
+    /// The sites it was asked of (`ask.sites`; none: every page).
+    pub(super) site: Option<&'a str>,
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -102,6 +104,7 @@ pub(super) fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
         .map(|g| {
             let mut pages = BTreeMap::new();
             let mut words = BTreeMap::new();
+            let mut sites = BTreeMap::new();
             let mut count = 0;
             let mut no_results = 0;
             let mut rated_up = 0;
@@ -118,6 +121,9 @@ pub(super) fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
                     }
                     for w in a.missing {
                         *words.entry(w.clone()).or_insert(0) += 1;
+                    }
+                    if let Some(site) = a.site {
+                        *sites.entry(site.to_string()).or_insert(0) += 1;
                     }
                     if let Some(c) = a.comment.filter(|c| !c.trim().is_empty()) {
                         comments.push(c.trim().to_string());
@@ -138,6 +144,7 @@ pub(super) fn group(analyzer: &Analyzer, asked: &[Asked<'_>]) -> Vec<Group> {
                 examples,
                 closest_pages: top(&pages, CLOSEST),
                 missing_words: top(&words, CLOSEST),
+                sites: top(&sites, CLOSEST),
                 comments,
             }
         })

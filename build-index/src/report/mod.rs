@@ -24,7 +24,7 @@ mod tests;
 
 use group::{Asked, group, pages_of, path_of, top};
 use model::PAGES;
-pub use model::{ClientRow, Day, Group, PageRow, Report};
+pub use model::{ClientRow, Day, Group, PageRow, Report, SiteRow};
 pub use read::Read;
 use read::{Feedback, Line, Query};
 
@@ -70,6 +70,7 @@ impl Span {
 struct Tally<'a> {
     days: BTreeMap<String, Day>,
     clients: BTreeMap<String, (ClientRow, BTreeMap<String, usize>)>,
+    sites: BTreeMap<String, SiteRow>,
     cited: BTreeMap<String, usize>,
     unanswered: Vec<Asked<'a>>,
     unanswered_without_words: usize,
@@ -86,6 +87,7 @@ fn tally<'a>(lines: &'a [Line], span: &mut Span) -> Tally<'a> {
     let mut days: BTreeMap<String, Day> = BTreeMap::new();
     let mut clients: BTreeMap<String, (ClientRow, BTreeMap<String, usize>)> = BTreeMap::new();
     let mut cited: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sites: BTreeMap<String, SiteRow> = BTreeMap::new();
     let mut unanswered = Vec::new();
     let mut unanswered_without_words = 0;
     let mut unknown_site = 0;
@@ -112,6 +114,12 @@ fn tally<'a>(lines: &'a [Line], span: &mut Span) -> Tally<'a> {
                 if let Some(n) = &q.client_name {
                     *names.entry(n.clone()).or_insert(0) += 1;
                 }
+                if let Some(site) = &q.site {
+                    let row = sites.entry(site.clone()).or_default();
+                    row.site = site.clone();
+                    row.questions += 1;
+                    row.answered += usize::from(q.answered);
+                }
                 // The first question an issued id names: a client's own id
                 // (which may copy another's) never joins a rating.
                 if q.question.is_some() && !q.client_query_id {
@@ -134,6 +142,7 @@ fn tally<'a>(lines: &'a [Line], span: &mut Span) -> Tally<'a> {
                             missing: q.missing.as_deref().unwrap_or(&[]),
                             comment: None,
                             rated_up: 0,
+                            site: q.site.as_deref(),
                         }),
                         None => unanswered_without_words += 1,
                     }
@@ -146,6 +155,7 @@ fn tally<'a>(lines: &'a [Line], span: &mut Span) -> Tally<'a> {
     Tally {
         days,
         clients,
+        sites,
         cited,
         unanswered,
         unanswered_without_words,
@@ -216,6 +226,7 @@ fn rate<'a>(
                 missing: q.missing.as_deref().unwrap_or(&[]),
                 comment: f.comment.as_deref(),
                 rated_up: ups.get(f.query_id.as_str()).copied().unwrap_or(0),
+                site: q.site.as_deref(),
             }),
             None => down_rated_unmatched += 1,
         }
@@ -319,6 +330,7 @@ pub fn report(read: &Read, index: Option<&Index>) -> Report {
                 row
             })
             .collect(),
+        sites: counts.sites.into_values().collect(),
         unanswered: group(&analyzer, &counts.unanswered),
         down_rated: group(&analyzer, &rated.down),
         down_rated_unmatched: rated.down_rated_unmatched,

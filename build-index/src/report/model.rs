@@ -32,6 +32,9 @@ pub struct Group {
     pub closest_pages: Vec<(String, usize)>,
     /// The words of the questions the best sections lacked.
     pub missing_words: Vec<(String, usize)>,
+    /// The sites the questions were asked of (`ask.sites`), with their
+    /// counts; empty when none named one.
+    pub sites: Vec<(String, usize)>,
     /// The readers' comments (down-rated groups).
     pub comments: Vec<String>,
 }
@@ -64,6 +67,17 @@ pub struct ClientRow {
     pub answered: usize,
     /// The names MCP clients gave, with their counts.
     pub names: Vec<(String, usize)>,
+}
+
+/// The questions asked of some sites (`ask.sites`).
+#[derive(Debug, Default, Serialize)]
+pub struct SiteRow {
+    /// The sites searched, comma-separated.
+    pub site: String,
+    /// Questions.
+    pub questions: usize,
+    /// Of them, answered.
+    pub answered: usize,
 }
 
 /// A page and how often answers cited it.
@@ -111,6 +125,9 @@ pub struct Report {
     pub days: Vec<Day>,
     /// Traffic by client kind.
     pub clients: Vec<ClientRow>,
+    /// Traffic by the sites asked (`ask.sites`); empty when no question
+    /// had one.
+    pub sites: Vec<SiteRow>,
     /// Unanswered questions, grouped, most asked first.
     pub unanswered: Vec<Group>,
     /// Down-rated answers' questions, grouped.

@@ -40,6 +40,8 @@ pub(super) struct Query {
     pub(super) question: Option<String>,
     #[serde(default)]
     pub(super) missing: Option<Vec<String>>,
+    #[serde(default)]
+    pub(super) site: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

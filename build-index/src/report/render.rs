@@ -60,6 +60,9 @@ fn groups_md(out: &mut String, groups: &[Group]) {
         } else {
             out.push_str(&format!("- Closest pages: {}\n", list(&g.closest_pages)));
         }
+        if !g.sites.is_empty() {
+            out.push_str(&format!("- Sites asked: {}\n", list(&g.sites)));
+        }
         if !g.missing_words.is_empty() {
             out.push_str(&format!(
                 "- Words the best sections lack: {}\n",
@@ -120,6 +123,20 @@ impl Report {
                 pct(c.answered, c.questions),
                 names.join(", ")
             ));
+        }
+        if !self.sites.is_empty() {
+            out.push_str(
+                "\n## Traffic by site\n\n| sites asked | questions | answered |\n|---|---|---|\n",
+            );
+            for s in &self.sites {
+                out.push_str(&format!(
+                    "| {} | {} | {} ({}) |\n",
+                    md(&s.site),
+                    s.questions,
+                    s.answered,
+                    pct(s.answered, s.questions)
+                ));
+            }
         }
         out.push_str(&format!(
             "\n## Unanswered questions, grouped\n\n{} groups of the questions the docs did not answer, most asked first.",

@@ -233,7 +233,7 @@ fn rebuilding_the_compat_corpus_reproduces_the_committed_index() {
             "--out",
         ])
         .arg(&out));
-    let committed = std::fs::read(repo().join("tests/data/index-v5.idx")).unwrap();
+    let committed = std::fs::read(repo().join("tests/data/index-v6.idx")).unwrap();
     assert!(
         std::fs::read(&out).unwrap() == committed,
         "the index of tests/data/compat-docs changed: bump FORMAT_VERSION or ANALYZER_ID and regenerate (tests/data/README.md)"

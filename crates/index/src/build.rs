@@ -416,6 +416,21 @@ fn postings(analysed: &mut [Analysed], interned: &[std::sync::Arc<str>]) -> Resu
     })
 }
 
+/// What the index stores of the pages' sites: nothing when there are no
+/// sites (the pages' bits then say nothing).
+fn page_sites(pages: &[PageInput], names: &[String]) -> crate::sites::PageSites {
+    let mut bits = U32s::new();
+    if !names.is_empty() {
+        for p in pages {
+            bits.push(p.sites);
+        }
+    }
+    crate::sites::PageSites {
+        names: names.to_vec(),
+        bits,
+    }
+}
+
 /// Builds an index from pages. Pure: the time and fingerprint come in `opts`.
 pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> Result<Index> {
     if pages.iter().map(|p| p.sections.len()).sum::<usize>() > u32::MAX as usize {
@@ -487,6 +502,7 @@ pub fn build(pages: &[PageInput], opts: &BuildOptions, analyzer: &Analyzer) -> R
         page_reference: stored.page_reference,
         words: crate::compact::LazyDictionary::new(words),
         vectors: crate::vectors::Vectors::default(),
+        sites: page_sites(pages, &opts.sites),
     };
     let meta = BuildMeta {
         build_id: build_id(

@@ -15,13 +15,15 @@
 //! Magic, version, lengths and checksum are read before any decoding, so a
 //! wrong, truncated or corrupted file is refused with a message that says
 //! what to run. A change to anything the payload holds is a version bump:
-//! `tests/data/index-v5.idx` is opened by a test to make that conscious
+//! `tests/data/index-v6.idx` is opened by a test to make that conscious
 //! (version 3 added the sections' sentence vectors; version 4 compressed
 //! the sections' text in blocks, the section ids to varint gaps and the
 //! impacts to a byte, and derives each term's idf from its postings;
 //! version 5 stores each section's text as Markdown, in the same payload
-//! layout, and the docs team's settings in the header; version 4 files
-//! still read, with no settings).
+//! layout, and the docs team's settings in the header; version 6 adds
+//! the docs' sites after the payload's other arrays: their names and each
+//! page's bits, both empty when there are no sites. Versions 4 and 5 still
+//! read, with no sites; version 4 with no settings).
 
 use crate::analyzer::ANALYZER_ID;
 use crate::error::{Error, Result};
@@ -30,10 +32,10 @@ use crate::index::{BuildMeta, Index, IndexData};
 /// First bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"NLWASKIX";
 /// Format version written by this build.
-pub const FORMAT_VERSION: u32 = 5;
-/// The oldest version this build reads. Version 4 has the same layout;
-/// its section texts are plain text, which reads as Markdown with no
-/// marks ([`crate::markdown`]).
+pub const FORMAT_VERSION: u32 = 6;
+/// The oldest version this build reads. Versions 4 and 5 have the same
+/// layout but for the sites; version 4's section texts are plain text,
+/// which reads as Markdown with no marks ([`crate::markdown`]).
 pub const OLDEST_READABLE: u32 = 4;
 /// Size of the fixed prefix before the header.
 pub const PREFIX_LEN: usize = 32;
@@ -229,6 +231,14 @@ struct Borrowed<'a> {
     vector_codes: &'a [u8],
 }
 
+/// What follows [`Borrowed`] in a version 6 payload: the sites.
+#[derive(serde::Deserialize)]
+struct BorrowedSites<'a> {
+    #[serde(borrow)]
+    names: Vec<&'a str>,
+    bits: &'a [u8],
+}
+
 /// Checks and decodes a whole index file whose bytes the index then
 /// shares: its labels, text blocks, postings and vectors are slices of
 /// `bytes`, not copies (one copy less of the file in memory, and no page
@@ -241,12 +251,22 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
     check_crc(&bytes, &l, l.crc)?;
     let meta = decode_meta(version, &bytes[l.header.clone()])?;
     let payload = &bytes[l.payload.clone()];
-    let (b, used): (Borrowed, usize) = bincode::serde::borrow_decode_from_slice(payload, config())
-        .map_err(|e| Error::Decode(e.to_string()))?;
+    let share = |s: &[u8]| bytes.slice_ref(s);
+    let (b, mut used): (Borrowed, usize) =
+        bincode::serde::borrow_decode_from_slice(payload, config())
+            .map_err(|e| Error::Decode(e.to_string()))?;
+    let mut sites = crate::sites::PageSites::default();
+    if version >= 6 {
+        let (s, n): (BorrowedSites, usize) =
+            bincode::serde::borrow_decode_from_slice(&payload[used..], config())
+                .map_err(|e| Error::Decode(e.to_string()))?;
+        used += n;
+        sites.names = s.names.iter().map(|n| n.to_string()).collect();
+        sites.bits = U32s::shared(share(s.bits));
+    }
     if used != l.payload.len() {
         return Err(Error::Invalid("payload has trailing bytes".into()));
     }
-    let share = |s: &[u8]| bytes.slice_ref(s);
     // Every term has a posting: no more terms than impacts.
     let term_postings_end = Ascending::unpack(
         b.term_postings_end,
@@ -279,6 +299,7 @@ pub fn decode_bytes(bytes: bytes::Bytes) -> Result<Index> {
             scales: F32s::shared(share(b.vector_scales)),
             codes: crate::arrays::Blob::Shared(share(b.vector_codes)),
         },
+        sites,
     };
     data.term_ids_end = crate::compact::ids_ends(&data.postings_ids, &data.term_postings_end)
         .ok_or_else(|| Error::Invalid("postings length".into()))?;
@@ -311,6 +332,8 @@ impl IndexData {
             self.vectors.model.len(),
             self.vectors.scales.byte_len(),
             self.vectors.codes.len(),
+            self.sites.names.iter().map(|n| n.len() + 10).sum(),
+            self.sites.bits.byte_len(),
         ];
         arrays.iter().map(|n| n + 10).sum()
     }
@@ -381,6 +404,13 @@ impl IndexData {
         }
         if self.page_boost.iter().any(|b| !b.is_finite() || b < 0.0) {
             return bad("a page weight is not a number >= 0");
+        }
+        let sites = &self.sites;
+        if !sites.bits.is_well_formed()
+            || sites.names.len() > crate::sites::MAX_SITES
+            || sites.bits.len() != if sites.names.is_empty() { 0 } else { n_pages }
+        {
+            return bad("page sites disagree with the pages");
         }
         if !self.vectors.is_valid(n_sections) {
             return bad("sentence vectors disagree with the sections");

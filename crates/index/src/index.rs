@@ -75,6 +75,9 @@ pub struct PageInput {
     /// A generated reference page (API, CLI, settings): weighed down for
     /// question-like queries ([`crate::search`]).
     pub reference: bool,
+    /// The page's sites, bit `i` for [`BuildOptions::sites`]' site `i`
+    /// ([`crate::sites::SiteRules::bits`]); 0 when there are none.
+    pub sites: u32,
 }
 
 /// One heading section of a page.
@@ -142,6 +145,9 @@ pub struct BuildOptions {
     /// The docs team's settings (the `ask:` keys its settings file set,
     /// as a JSON object; empty: none), carried to the Lambda.
     pub settings: String,
+    /// The names of the docs' sites (`ask.sites`), in bit order; empty:
+    /// none, and the pages' bits are not stored.
+    pub sites: Vec<String>,
 }
 
 /// A built, searchable index.
@@ -162,6 +168,8 @@ pub struct Index {
     /// Skips into the long postings lists, made per term on its first
     /// [`Index::section_has_term`].
     skips: crate::compact::Skips,
+    /// Per section: its page's sites, made on the first restricted search.
+    section_sites: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// The payload: flat arrays only (decoded by `format::decode_bytes`,
@@ -213,6 +221,9 @@ pub(crate) struct IndexData {
     /// Per section: its sentence vector, quantised (none when built
     /// without a model).
     pub vectors: crate::vectors::Vectors,
+    /// The sites' names and each page's sites (empty: no sites; not in
+    /// format 4 and 5 files).
+    pub sites: crate::sites::PageSites,
 }
 
 /// A page, borrowed from the index.
@@ -303,7 +314,51 @@ impl Index {
             word_table: std::sync::OnceLock::new(),
             text_cache: crate::blocks::Cache::default(),
             skips: crate::compact::Skips::default(),
+            section_sites: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The names of the docs' sites, in bit order (empty: none).
+    pub fn site_names(&self) -> &[String] {
+        &self.data.sites.names
+    }
+
+    /// Page `i`'s sites (bit `j`: [`Index::site_names`]' site `j`); 0 when
+    /// the docs have no sites.
+    pub fn page_sites(&self, i: u32) -> u32 {
+        let bits = &self.data.sites.bits;
+        if bits.is_empty() {
+            0
+        } else {
+            bits.get(i as usize)
+        }
+    }
+
+    /// Per section: its page's sites.
+    pub fn section_sites(&self) -> &[u32] {
+        self.section_sites.get_or_init(|| {
+            (0..self.section_count() as u32)
+                .map(|s| self.page_sites(self.section_page(s)))
+                .collect()
+        })
+    }
+
+    /// Each site's page and section counts, in bit order.
+    pub fn site_counts(&self) -> Vec<(u32, u32)> {
+        let n = self.site_names().len();
+        let mut counts = vec![(0u32, 0u32); n];
+        for p in 0..self.page_count() as u32 {
+            let bits = self.page_sites(p);
+            for (i, c) in counts.iter_mut().enumerate() {
+                c.0 += u32::from(bits & (1 << i) != 0);
+            }
+        }
+        for &bits in self.section_sites() {
+            for (i, c) in counts.iter_mut().enumerate() {
+                c.1 += u32::from(bits & (1 << i) != 0);
+            }
+        }
+        counts
     }
 
     /// The sections' sentence vectors (empty when built without a model).
@@ -447,6 +502,24 @@ impl Index {
         self.skips.contains(id, bytes, count, section)
     }
 
+    /// Whether a section of the sites in `mask` has `term`: its section
+    /// ids read until one is in them.
+    pub fn term_in_sites(&self, term: &str, mask: u32) -> bool {
+        let Some(id) = self.term_id(term) else {
+            return false;
+        };
+        let sites = self.section_sites();
+        let bytes = self.data.ids_of(id as usize);
+        let (mut pos, mut s) = (0usize, 0u32);
+        while pos < bytes.len() {
+            s = s.wrapping_add(crate::compact::read_varint(bytes, &mut pos));
+            if sites.get(s as usize).is_some_and(|b| b & mask != 0) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The idf of a term, if indexed.
     pub fn idf(&self, term: &str) -> Option<f32> {
         self.term_id(term).map(|id| self.data.term_idf(id as usize))
@@ -465,7 +538,19 @@ impl Index {
     /// The `k` best sections for already analyzed terms, each with a query
     /// weight (1.0 for the question itself; less for context terms).
     pub fn search_terms(&self, terms: &[(String, f32)], k: usize) -> Vec<Hit> {
+        self.search_terms_in(terms, k, None)
+    }
+
+    /// [`Index::search_terms`] over the sections of the sites in `scope`
+    /// alone ([`crate::sites::Scope`]): the others score nothing.
+    pub fn search_terms_in(
+        &self,
+        terms: &[(String, f32)],
+        k: usize,
+        scope: crate::sites::Scope,
+    ) -> Vec<Hit> {
         let d = &self.data;
+        let admitted = scope.map(|mask| (self.section_sites(), mask));
         if k == 0 || terms.is_empty() {
             return Vec::new();
         }
@@ -508,6 +593,13 @@ impl Index {
             }
             // Scores go back to zero for the next query.
             if dense {
+                if let Some((sites, mask)) = admitted {
+                    for (score, bits) in scores.iter_mut().zip(sites) {
+                        if bits & mask == 0 {
+                            *score = 0.0;
+                        }
+                    }
+                }
                 return top_dense(scores, dense_buffers, k);
             }
             // Few sections touched: a min-heap whose root is the current
@@ -515,7 +607,9 @@ impl Index {
             let mut top = TopK::new(k);
             for &s in touched.iter() {
                 let score = std::mem::take(&mut scores[s as usize]);
-                top.consider(s, score);
+                if admitted.is_none_or(|(sites, mask)| sites[s as usize] & mask != 0) {
+                    top.consider(s, score);
+                }
             }
             let mut top: Vec<Hit> = top.heap.into_iter().map(|w| w.0).collect();
             top.sort_unstable_by(best_first);

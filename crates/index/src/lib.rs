@@ -9,6 +9,7 @@
 //! - [`synonyms`]: a docs team's synonym groups;
 //! - [`typo`]: correcting the question's words against the docs' words;
 //! - [`vectors`]: the sections' sentence vectors, searched exactly;
+//! - [`sites`]: which of the docs' sites each page belongs to;
 //! - [`llms`]: the `llms.txt` of the indexed docs;
 //! - [`markdown`]: a section's stored Markdown, its plain text and blocks.
 //!
@@ -29,6 +30,7 @@ pub mod llms;
 pub mod markdown;
 pub mod pages;
 pub mod search;
+pub mod sites;
 pub mod synonyms;
 mod topk;
 pub mod typo;

@@ -116,6 +116,7 @@ mod tests {
             corpus_fingerprint: "t".into(),
             built_at_unix: 0,
             settings: String::new(),
+            sites: Vec::new(),
         };
         let index = build(&pages, &opts, &Analyzer::new()).unwrap();
         let txt = llms_txt(&index, "https://x.dev/docs", "https://api.x.dev/prod/");

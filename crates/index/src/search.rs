@@ -136,7 +136,8 @@ pub struct Found {
     /// The question as searched, its typos corrected.
     pub corrected: Corrected,
     /// The question's distinct terms as analysed (the first
-    /// [`MAX_QUESTION_TERMS`]), each with its idf (`None`: not indexed).
+    /// [`MAX_QUESTION_TERMS`]), each with its idf (`None`: not indexed,
+    /// or in no section of the sites searched).
     pub terms: Vec<(String, Option<f32>)>,
     /// The question's sentence vector, under hybrid retrieval.
     pub meaning: Option<Vec<f32>>,
@@ -218,6 +219,21 @@ pub fn find(
     k: usize,
     rules: &Rules,
 ) -> Found {
+    find_in(index, analyzer, query, prev, k, rules, None)
+}
+
+/// [`find`] among the sections of the sites in `scope` alone: restricted
+/// before ranking, in the words' ranking and the meaning's alike, so a
+/// site's best `k` are its own.
+pub fn find_in(
+    index: &Index,
+    analyzer: &Analyzer,
+    query: &str,
+    prev: &[String],
+    k: usize,
+    rules: &Rules,
+    scope: crate::sites::Scope,
+) -> Found {
     let mut question = analyzer.analyze(query);
     // Nearly every question only has words the docs use: nothing to correct.
     let corrected = if question.iter().all(|t| index.term_id(t).is_some()) {
@@ -238,10 +254,21 @@ pub fn find(
             break;
         }
         if !terms.iter().any(|(x, _)| x == t) {
-            terms.push((t.clone(), index.idf(t)));
+            // A word no page of the sites searched has is not indexed for
+            // this question: the sites asked never use it.
+            let idf = index
+                .idf(t)
+                .filter(|_| scope.is_none_or(|mask| index.term_in_sites(t, mask)));
+            terms.push((t.clone(), idf));
         }
     }
-    let (hits, meaning) = rank(index, analyzer, question, &corrected.query, prev, k, rules);
+    let asked = Asked {
+        searched: &corrected.query,
+        prev,
+        k,
+        scope,
+    };
+    let (hits, meaning) = rank(index, analyzer, question, asked, rules);
     Found {
         hits,
         corrected,
@@ -266,6 +293,28 @@ impl Retriever {
     pub fn find(&self, index: &Index, query: &str, prev: &[String], k: usize) -> Found {
         find(index, &self.analyzer, query, prev, k, &self.rules)
     }
+
+    /// [`find_in`]: [`Retriever::find`] among the sites of `scope`.
+    pub fn find_in(
+        &self,
+        index: &Index,
+        query: &str,
+        prev: &[String],
+        k: usize,
+        scope: crate::sites::Scope,
+    ) -> Found {
+        find_in(index, &self.analyzer, query, prev, k, &self.rules, scope)
+    }
+}
+
+/// What a ranking is asked: the words searched (typos corrected), the
+/// earlier questions, how many sections, among which sites.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    searched: &'a str,
+    prev: &'a [String],
+    k: usize,
+    scope: crate::sites::Scope,
 }
 
 /// The question's terms (analyzed from `searched`), with the earlier
@@ -275,14 +324,22 @@ fn rank(
     index: &Index,
     analyzer: &Analyzer,
     question: Vec<String>,
-    searched: &str,
-    prev: &[String],
-    k: usize,
+    asked: Asked<'_>,
     rules: &Rules,
 ) -> (Vec<Hit>, Option<Vec<f32>>) {
+    let Asked {
+        searched,
+        prev,
+        k,
+        scope,
+    } = asked;
     let mut terms = with_context(analyzer, question, prev);
     rules.synonyms.expand(&mut terms);
-    let question = is_question(searched);
+    let weighing = Weighing {
+        page_weights: &rules.page_weights,
+        question: is_question(searched),
+        scope,
+    };
     if let Some(h) = &rules.hybrid {
         // The question's meaning, read from the words searched (typos
         // corrected); earlier questions reach the ranking through their
@@ -290,22 +347,21 @@ fn rank(
         if let Some(v) = h.encoder.encode(searched)
             && v.len() == index.vectors().dim()
         {
-            let hits = fused(
-                index,
-                &terms,
-                &v,
-                k,
-                &rules.page_weights,
-                question,
-                h.weight,
-            );
+            let hits = fused_in(index, &terms, &v, k, weighing, h.weight);
             return (hits, Some(v));
         }
     }
-    (
-        retrieve_terms(index, &terms, k, &rules.page_weights, question),
-        None,
-    )
+    let candidates = candidates(index, &terms, pool(index, k), weighing);
+    (diversify(index, candidates, k), None)
+}
+
+/// How a ranking weighs and admits pages: the team's page weights, whether
+/// the query is a question ([`REFERENCE_WEIGHT`]), and the sites searched.
+#[derive(Clone, Copy)]
+struct Weighing<'a> {
+    page_weights: &'a [f32],
+    question: bool,
+    scope: crate::sites::Scope,
 }
 
 /// Default weight of the sentence model's ranking in hybrid retrieval
@@ -388,14 +444,37 @@ pub fn fused(
     question: bool,
     weight: f32,
 ) -> Vec<Hit> {
+    let weighing = Weighing {
+        page_weights,
+        question,
+        scope: None,
+    };
+    fused_in(index, terms, query, k, weighing, weight)
+}
+
+/// [`fused`], weighing and admitting pages per `weighing`.
+fn fused_in(
+    index: &Index,
+    terms: &[(String, f32)],
+    query: &[f32],
+    k: usize,
+    weighing: Weighing<'_>,
+    weight: f32,
+) -> Vec<Hit> {
     let pool = pool(index, k);
-    let lexical = candidates(index, terms, pool, page_weights, question);
+    let lexical = candidates(index, terms, pool, weighing);
     if lexical.is_empty() {
         return lexical;
     }
-    let mut dense = index.vectors().top(query, pool);
+    let admitted = weighing.scope.map(|mask| (index.section_sites(), mask));
+    let mut dense = index.vectors().top_in(query, pool, admitted);
     for h in dense.iter_mut() {
-        h.score *= page_weight(index, page_weights, index.section_page(h.section), question);
+        h.score *= page_weight(
+            index,
+            weighing.page_weights,
+            index.section_page(h.section),
+            weighing.question,
+        );
     }
     let (l_span, d_span) = (span(&lexical), span(&dense));
     let mut mixed: Vec<Hit> = lexical
@@ -444,16 +523,13 @@ pub fn retrieve_weighted(
     k: usize,
     rules: &Rules,
 ) -> Vec<Hit> {
-    rank(
-        index,
-        analyzer,
-        analyzer.analyze(query),
-        query,
+    let asked = Asked {
+        searched: query,
         prev,
         k,
-        rules,
-    )
-    .0
+        scope: None,
+    };
+    rank(index, analyzer, analyzer.analyze(query), asked, rules).0
 }
 
 /// Page `page`'s weight: `page_weights[page]` (the config's globs), its
@@ -478,7 +554,12 @@ pub fn retrieve_terms(
     page_weights: &[f32],
     question: bool,
 ) -> Vec<Hit> {
-    let candidates = candidates(index, terms, pool(index, k), page_weights, question);
+    let weighing = Weighing {
+        page_weights,
+        question,
+        scope: None,
+    };
+    let candidates = candidates(index, terms, pool(index, k), weighing);
     diversify(index, candidates, k)
 }
 
@@ -488,10 +569,14 @@ fn candidates(
     index: &Index,
     terms: &[(String, f32)],
     pool: usize,
-    page_weights: &[f32],
-    question: bool,
+    weighing: Weighing<'_>,
 ) -> Vec<Hit> {
-    let mut candidates = index.search_terms(terms, pool);
+    let Weighing {
+        page_weights,
+        question,
+        scope,
+    } = weighing;
+    let mut candidates = index.search_terms_in(terms, pool, scope);
     let mut reweighed = false;
     for h in candidates.iter_mut() {
         let w = page_weight(index, page_weights, index.section_page(h.section), question);
@@ -613,6 +698,7 @@ mod tests {
             corpus_fingerprint: String::new(),
             built_at_unix: 0,
             settings: String::new(),
+            sites: Vec::new(),
         }
     }
 

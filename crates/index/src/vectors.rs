@@ -111,6 +111,12 @@ impl Vectors {
     /// so each section's score is a sum of whole numbers: exact and the
     /// same in any order, on x86-64 compiled for AVX2.
     pub fn top(&self, query: &[f32], k: usize) -> Vec<Hit> {
+        self.top_in(query, k, None)
+    }
+
+    /// [`Vectors::top`] among the sections `admitted` alone: those whose
+    /// bits (one value a section) share one with the mask; `None`: all.
+    pub fn top_in(&self, query: &[f32], k: usize, admitted: Option<(&[u32], u32)>) -> Vec<Hit> {
         if query.len() != self.dim() || self.dim() == 0 || k == 0 {
             return Vec::new();
         }
@@ -118,24 +124,35 @@ impl Vectors {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { self.top_avx2(&q, scale, k) };
+            return unsafe { self.top_avx2(&q, scale, k, admitted) };
         }
-        self.scan(&q, scale, k)
+        self.scan(&q, scale, k, admitted)
     }
 
     /// [`Vectors::scan`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn top_avx2(&self, q: &[i16], scale: f32, k: usize) -> Vec<Hit> {
-        self.scan(q, scale, k)
+    fn top_avx2(
+        &self,
+        q: &[i16],
+        scale: f32,
+        k: usize,
+        admitted: Option<(&[u32], u32)>,
+    ) -> Vec<Hit> {
+        self.scan(q, scale, k, admitted)
     }
 
     #[inline(always)]
-    fn scan(&self, q: &[i16], scale: f32, k: usize) -> Vec<Hit> {
+    fn scan(&self, q: &[i16], scale: f32, k: usize, admitted: Option<(&[u32], u32)>) -> Vec<Hit> {
         let d = q.len();
         let mut heap: std::collections::BinaryHeap<Worst> =
             std::collections::BinaryHeap::with_capacity(k.min(self.len()) + 1);
         for (i, row) in self.codes.chunks_exact(d).take(self.len()).enumerate() {
+            if let Some((sites, mask)) = admitted
+                && sites.get(i).is_none_or(|b| b & mask == 0)
+            {
+                continue;
+            }
             let score = dot(q, row) as f32 * scale * self.scales.get(i);
             if heap.len() < k {
                 heap.push(Worst(Hit {

@@ -1,8 +1,8 @@
-//! The committed `tests/data/index-v5.idx` must keep opening: a change to
+//! The committed `tests/data/index-v6.idx` must keep opening: a change to
 //! the format is a conscious `FORMAT_VERSION` bump (see tests/data/README.md).
-//! So must `index-v5-vectors.idx`, the same corpus with sentence vectors,
-//! and the version 4 files of the same corpus (the same layout, plain text
-//! where version 5 has Markdown). Version 3 indexes (text stored raw,
+//! So must the version 5 files of the same corpus (`index-v5.idx`, and
+//! `index-v5-vectors.idx` with sentence vectors; no sites) and the version 4
+//! ones (the same layout, plain text where version 5 has Markdown). Version 3 indexes (text stored raw,
 //! postings of 8 bytes) and version 2 ones (no vectors) are refused with a
 //! message that names the command that rebuilds them.
 
@@ -14,7 +14,24 @@ fn committed(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn opens_the_committed_v4_and_v5_indexes() {
+fn opens_the_committed_v4_v5_and_v6_indexes() {
+    let v6 = opens("index-v6.idx");
+    assert_eq!(v6.site_names(), ["start", "guides"]);
+    let path_sites: Vec<(&str, u32)> = (0..2)
+        .map(|p| (v6.page(p).path, v6.page_sites(p)))
+        .collect();
+    assert_eq!(
+        path_sites,
+        [("guides/deploy.mdx", 0b10), ("index.mdx", 0b01)]
+    );
+    let a = Analyzer::new();
+    let terms = vec![("deploy".to_string(), 1.0)];
+    let in_start = v6.search_terms_in(&terms, 4, Some(0b01));
+    assert!(
+        in_start.iter().all(|h| v6.section_page(h.section) == 1),
+        "{in_start:?}"
+    );
+    assert!(!search::retrieve(&v6, &a, "deploy", &[], 2).is_empty());
     opens("index-v4.idx");
     opens("index-v4-vectors.idx");
     opens("index-v5.idx");
@@ -44,7 +61,7 @@ fn refuses_versions_2_and_3_naming_the_command_that_rebuilds_them() {
         let e = decode(&committed(name)).unwrap_err().to_string();
         assert!(
             e.contains(&format!(
-                "format version {version}, this build reads versions 4 to 5"
+                "format version {version}, this build reads versions 4 to 6"
             )) && e.contains("`build-index --corpus DOCS --out PATH`"),
             "{e}"
         );
@@ -55,22 +72,32 @@ fn opens(name: &str) -> ask_index::Index {
     let bytes = committed(name);
     assert_eq!(&bytes[..8], b"NLWASKIX");
     assert_eq!(
-        FORMAT_VERSION, 5,
+        FORMAT_VERSION, 6,
         "a new version needs a new committed index"
     );
-    let idx = decode(&bytes).expect("v4 or v5 index decodes");
+    let idx = decode(&bytes).expect("a v4, v5 or v6 index decodes");
     assert_eq!(idx.meta.pages, 2);
     assert_eq!(idx.meta.sections, 4);
     assert_eq!(idx.meta.built_at, "2026-01-01T00:00:00Z");
     assert_eq!(idx.meta.docs_base_url, "https://docs.example.com");
-    // Version 5 carries the docs team's settings; version 4 none.
-    if bytes[8] == 5 {
-        assert_eq!(
+    // Versions 5 and 6 carry the docs team's settings (6 with its
+    // sites); version 4 none.
+    match bytes[8] {
+        6 => assert!(
+            idx.meta.settings.starts_with(
+                r#"{"docs_base_url":"https://docs.example.com","site":"compat","sites":[{"#
+            ),
+            "{}",
+            idx.meta.settings
+        ),
+        5 => assert_eq!(
             idx.meta.settings,
             r#"{"docs_base_url":"https://docs.example.com","site":"compat","top_k":3}"#
-        );
-    } else {
-        assert_eq!(idx.meta.settings, "");
+        ),
+        _ => assert_eq!(idx.meta.settings, ""),
+    }
+    if bytes[8] < 6 {
+        assert!(idx.site_names().is_empty() && idx.page_sites(0) == 0);
     }
     let a = Analyzer::new();
     let hits = search::retrieve(&idx, &a, "token bucket", &[], 2);

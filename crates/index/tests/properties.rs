@@ -73,6 +73,7 @@ fn opts() -> BuildOptions {
         corpus_fingerprint: "f".into(),
         built_at_unix: 1,
         settings: String::new(),
+        sites: Vec::new(),
     }
 }
 

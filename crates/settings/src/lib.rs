@@ -25,7 +25,7 @@ mod table;
 pub use read::{read_file, resolve};
 pub use settings::{
     AuthMode, DEFAULT_AUTH_SCOPE, Error, Generator, MAX_GENERATOR_TIMEOUT_MS, Mode, Retriever,
-    Settings, Transport,
+    Settings, SiteSetting, Transport,
 };
 pub use table::{Key, Kind, env_name, keys, table};
 

@@ -99,6 +99,25 @@ pub enum Generator {
     Bedrock,
 }
 
+/// One of `ask.sites`: a named part of the docs (a version, a product, a
+/// platform) that a reader can ask alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiteSetting {
+    /// The name sent as `site` (letters, digits, `-`, `_`, `.`; not `all`).
+    pub name: String,
+    /// What the site holds, for readers and agents (`/sites`).
+    pub description: String,
+    /// Path globs relative to the corpus root; one starting with `!` leaves pages out. None: every page.
+    pub paths: Vec<String>,
+    /// Page metadata (frontmatter or `export const meta`) a page must have: key and value, the page's value equal to it or its list holding it.
+    pub meta: BTreeMap<String, String>,
+    /// Values of the routes' dynamic segments in this site's links, for example `{"platform": "react"}`.
+    pub segments: BTreeMap<String, String>,
+    /// The site a request that names none searches (at most one site).
+    pub default: bool,
+}
+
 /// The `ask:` settings: one field a key, its doc comment the key's
 /// meaning, its default in [`Settings::default`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -134,8 +153,12 @@ pub struct Settings {
     pub synonyms: Vec<Vec<String>>,
     /// Seconds a GET answer may be cached (`Cache-Control: public, max-age`); 0 keeps `no-store`. `ETag` and 304 always.
     pub cache_max_age: u32,
-    /// The name of the site this index serves (`/sites`, the `site` filter); any name but `all`.
+    /// The name of the site this index serves (`/sites`, the `site` filter) when `sites` is empty; any name but `all`.
     pub site: String,
+    /// The docs divided into sites a reader can ask alone: each a `name`, a `description`, the pages it holds (`paths` globs, `!` to leave out; `meta` key and value), its `segments` and whether it is the `default`. A page may be in several. In the environment, JSON.
+    pub sites: Vec<SiteSetting>,
+    /// Values of the routes' dynamic segments (`[platform]`) when no site of the page names one, for example `{"platform": "javascript"}`. In the environment, JSON.
+    pub segments: BTreeMap<String, String>,
     /// The API's public address (`https://api.example.com/prod`), for the links the endpoint writes to itself. Empty: the domain and stage of API Gateway's request context, never `Host`.
     pub public_base_url: String,
     /// The largest response body, in bytes (at least 65,536); a larger answer is a failure.
@@ -207,6 +230,8 @@ impl Default for Settings {
             synonyms: Vec::new(),
             cache_max_age: 0,
             site: "docs".into(),
+            sites: Vec::new(),
+            segments: BTreeMap::new(),
             public_base_url: String::new(),
             max_response_bytes: 1024 * 1024,
             retriever: Retriever::Hybrid,
@@ -303,6 +328,7 @@ impl Settings {
         self.check_limits()?;
         self.check_origins()?;
         self.check_ranking()?;
+        self.check_sites()?;
         self.check_auth()?;
         self.check_generator()
     }
@@ -388,6 +414,57 @@ impl Settings {
             return bad("synonyms", e.to_string());
         }
         Ok(())
+    }
+
+    /// The sites: names that can be sent, globs that compile, at most one
+    /// default.
+    fn check_sites(&self) -> Result<(), Error> {
+        let bad = |message: String| Err(Error::new(Some("sites"), message));
+        let mut seen: Vec<String> = Vec::new();
+        for site in &self.sites {
+            let name = site.name.as_str();
+            let sendable = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+            if !sendable || name.eq_ignore_ascii_case("all") {
+                return bad(format!(
+                    "{name:?} is not a site name: letters, digits, -, _ and . (not all), for example gen2"
+                ));
+            }
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+                return bad(format!("{name:?} is named twice"));
+            }
+            seen.push(name.to_string());
+        }
+        if self.sites.iter().filter(|s| s.default).count() > 1 {
+            return bad("more than one site is the default".into());
+        }
+        if let Err(e) = ask_index::sites::SiteRules::new(&self.site_defs()) {
+            return bad(e.to_string());
+        }
+        Ok(())
+    }
+
+    /// The sites' rules as the index builds them.
+    pub fn site_defs(&self) -> Vec<ask_index::sites::SiteDef> {
+        self.sites
+            .iter()
+            .map(|s| ask_index::sites::SiteDef {
+                name: s.name.clone(),
+                paths: s.paths.clone(),
+                meta: s.meta.clone(),
+            })
+            .collect()
+    }
+
+    /// The sites' dynamic segment values.
+    pub fn site_segments(&self) -> ask_index::sites::Segments {
+        ask_index::sites::Segments {
+            per_site: self.sites.iter().map(|s| s.segments.clone()).collect(),
+            defaults: self.segments.clone(),
+        }
     }
 
     /// The key set, the issuer and the audience when `auth` is on.

@@ -117,6 +117,8 @@ pub(super) const FIELDS: &[&str] = &[
     "synonyms",
     "cache_max_age",
     "site",
+    "sites",
+    "segments",
     "public_base_url",
     "max_response_bytes",
     "retriever",

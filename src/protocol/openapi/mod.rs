@@ -141,3 +141,39 @@ pub fn document(routes: impl IntoIterator<Item = (&'static str, Fragment)>) -> V
         ),
     ])
 }
+
+/// `doc` with the `site` parameter of every operation naming the docs'
+/// sites (`ask.sites`): a comma list (`style: form`, `explode: false`) of
+/// them and `all`.
+pub fn with_sites(doc: &Value, names: &[String]) -> Value {
+    let mut doc = doc.clone();
+    let mut values: Vec<Value> = names.iter().map(|n| s(n)).collect();
+    values.push(s("all"));
+    let schema = obj(&[
+        ("type", s("array")),
+        (
+            "items",
+            obj(&[("type", s("string")), ("enum", Value::Array(values))]),
+        ),
+    ]);
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return doc;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for op in item.values_mut().filter_map(Value::as_object_mut) {
+            let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for p in params.iter_mut().filter_map(Value::as_object_mut) {
+                if p.get("name").and_then(Value::as_str) == Some("site")
+                    && p.get("in").and_then(Value::as_str) == Some("query")
+                {
+                    p.insert("schema".into(), schema.clone());
+                    p.insert("style".into(), s("form"));
+                    p.insert("explode".into(), Value::Bool(false));
+                }
+            }
+        }
+    }
+    doc
+}

@@ -19,6 +19,11 @@ pub use super::shapes::{
 };
 pub use crate::mode::Mode;
 
+/// Most sites read from a request's list.
+pub const MAX_SITES_NAMED: usize = 32;
+/// Most characters of a request's `site` read.
+pub const MAX_SITE_CHARS: usize = 1024;
+
 /// What a request may carry and what it gets when it says nothing: the
 /// parser's own settings (made from `ask.*` by `crate::built::limits`).
 #[derive(Clone, Debug, PartialEq)]
@@ -338,10 +343,19 @@ pub fn parse(raw: &RawRequest, cfg: &Limits) -> Result<AskRequest, Failure> {
                 .collect::<String>()
         })
         .filter(|s| !s.is_empty());
-    let site = m.site.and_then(|s| match s {
-        Site::One(t) => Some(t.into_string()),
-        Site::Many(list) => list.into_iter().next().map(Text::into_string),
-    });
+    // Several sites are one comma list, as a URL sends them.
+    let site = m
+        .site
+        .map(|s| match s {
+            Site::One(t) => t.into_string(),
+            Site::Many(list) => list
+                .into_iter()
+                .take(MAX_SITES_NAMED)
+                .map(Text::into_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        })
+        .map(|s| s.chars().take(MAX_SITE_CHARS).collect::<String>());
     let count = match m.max_results.or(m.num_results) {
         Some(v) => Some(whole(v, "max_results / num_results", 1)?.min(MAX_RESULTS)),
         None => None,

@@ -329,5 +329,5 @@ fn null_members_are_absent_and_body_members_replace_url_ones() {
     .unwrap();
     assert_eq!(r.query, "from url", "query outranks q whatever carries it");
     let r = req(&[], None, r#"{"query":42,"site":["a","b"],"streaming":0}"#).unwrap();
-    assert_eq!((r.query.as_str(), r.site.as_deref()), ("42", Some("a")));
+    assert_eq!((r.query.as_str(), r.site.as_deref()), ("42", Some("a,b")));
 }

@@ -101,6 +101,10 @@ pub struct AnswerConfidence {
     /// The question's words found in no best section (analyzed form),
     /// heaviest first.
     pub missing: Vec<String>,
+    /// When the sites asked do not answer: the other sites (`/sites`)
+    /// whose pages do. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_sites: Vec<String>,
 }
 
 /// `_meta.response_type`: what kind of document this is. This endpoint

@@ -35,22 +35,28 @@ pub enum SitesType {
     Sites,
 }
 
-/// One site the index serves.
+/// One site the index serves: the whole index, or one of the docs'
+/// sites (`ask.sites`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Site {
-    /// The name to send as `site` / `query.site` (`all` also works).
+    /// The name to send as `site` / `query.site` (several comma-separated;
+    /// `all` searches every page).
     pub site: String,
     /// The product, from the docs' root page.
     pub name: String,
-    /// Its description.
+    /// The site's description (`ask.sites`), else the product's.
     pub description: String,
     /// The docs base URL that result links start with.
     pub url: String,
-    /// Pages indexed.
+    /// Pages indexed in this site.
     pub pages: u32,
-    /// Heading sections indexed.
+    /// Heading sections indexed in this site.
     pub sections: u32,
+    /// The site a request that names none searches. Absent: not the
+    /// default (with no default, such a request searches every page).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
     /// The index build's id.
     pub build_id: String,
     /// When the index was built (RFC 3339).
@@ -72,12 +78,12 @@ pub struct SitesDocument {
 }
 
 impl SitesDocument {
-    /// The document for one site.
-    pub fn new(site: Site) -> SitesDocument {
+    /// The document listing `sites`.
+    pub fn new(sites: Vec<Site>) -> SitesDocument {
         SitesDocument {
             message_type: SitesType::Sites,
-            sites: vec![site.site.clone()],
-            details: vec![site],
+            sites: sites.iter().map(|s| s.site.clone()).collect(),
+            details: sites,
         }
     }
 }

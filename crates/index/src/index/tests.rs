@@ -51,6 +51,7 @@ pub(crate) fn opts() -> BuildOptions {
         corpus_fingerprint: "abc".into(),
         built_at_unix: 1_700_000_000,
         settings: String::new(),
+        sites: Vec::new(),
     }
 }
 
