@@ -152,6 +152,7 @@ HAND_KEPT = [
     "Stored-text codecs",
     "The router against a hand-written handler",
     "Ranking rules",
+    "Sites",
     "The processor (arm64 and x86_64)",
 ]
 

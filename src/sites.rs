@@ -111,7 +111,9 @@ impl Sites {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect();
-        if names.iter().any(|n| whole(n)) {
+        // A site's own name wins over the index's (`ask.site`).
+        let is_site = |n: &str| self.names.iter().any(|s| s.eq_ignore_ascii_case(n));
+        if names.iter().any(|n| whole(n) && !is_site(n)) {
             return Ok(Asked::All);
         }
         match mask_of(&self.names, names.iter().copied()) {
@@ -166,6 +168,8 @@ mod tests {
         assert_eq!(s.asked(Some("gen1, React"), whole), Ok(Asked::Sites(0b110)));
         assert_eq!(s.asked(Some("gen1,all"), whole), Ok(Asked::All));
         assert_eq!(s.asked(Some("docs.example.com"), whole), Ok(Asked::All));
+        let named_docs = |n: &str| n == "gen1" || n.eq_ignore_ascii_case("all");
+        assert_eq!(s.asked(Some("gen1"), named_docs), Ok(Asked::Sites(0b010)));
         assert_eq!(
             s.asked(Some("gen3,gen1,vue"), whole),
             Err(vec!["gen3".to_string(), "vue".into()])

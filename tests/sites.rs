@@ -233,6 +233,19 @@ fn a_named_site_without_the_answer_names_the_site_that_has_it() {
             .get("other_sites")
             .is_none()
     );
+    // The same as Server-Sent Events: the stream ends as every stream does.
+    let r = request(
+        &s,
+        "http-get-sites.json",
+        "/ask?query=jsonwebtoken+leeway&mode=summarize&streaming=true&site=guides",
+        None,
+    );
+    let text = String::from_utf8_lossy(r.body().as_ref()).to_string();
+    assert_eq!(r.status(), 200);
+    assert!(
+        text.contains("\"other_sites\":[\"reference\"]") && text.contains("event: complete"),
+        "{text}"
+    );
     // A question no site answers has no results at all.
     let none = get(
         &s,

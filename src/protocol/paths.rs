@@ -8,7 +8,7 @@ pub const NLWEB_ASK_PATH: &str = "/ask";
 pub const FEEDBACK_PATH: &str = "/ask/feedback";
 /// `/who`: does this site answer a question?
 pub const WHO_PATH: &str = "/who";
-/// `/sites`: the site this index serves.
+/// `/sites`: the sites this index serves.
 pub const SITES_PATH: &str = "/sites";
 /// `/config`: the settings in force a client may read.
 pub const CONFIG_PATH: &str = "/config";

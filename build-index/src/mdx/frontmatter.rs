@@ -36,9 +36,9 @@ pub(super) enum SearchFrontmatter {
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 pub(super) enum MetaValue {
-    One(YamlText),
+    // A list first: a scalar's `Other` would take it whole.
     Many(Vec<YamlText>),
-    Other(serde::de::IgnoredAny),
+    One(YamlText),
 }
 
 /// Frontmatter that is a mapping, or anything else (read as empty).
@@ -90,7 +90,6 @@ pub(super) fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (us
             let values: Vec<String> = match value {
                 MetaValue::One(v) => v.text().into_iter().collect(),
                 MetaValue::Many(list) => list.into_iter().filter_map(YamlText::text).collect(),
-                MetaValue::Other(_) => Vec::new(),
             };
             if !values.is_empty() {
                 file.meta.insert(key, values);

@@ -127,3 +127,35 @@ fn questions_that_share_their_words_fall_together() {
     let md = r.markdown();
     assert!(md.contains("### 1. cancel run — 4 questions"), "{md}");
 }
+
+#[test]
+fn questions_are_counted_by_the_sites_they_asked() {
+    let with_site = |ms: u64, id: &str, q: &str, answered: bool, site: &str| {
+        query(ms, id, q, answered, &[])
+            .replace("\"mode\"", &format!("\"site\":\"{site}\",\"mode\""))
+    };
+    let lines = [
+        with_site(1, "a", "cancel a run", false, "gen1"),
+        with_site(2, "b", "cancel a run", false, "gen2"),
+        with_site(3, "c", "deploy", true, "gen2"),
+        query(4, "d", "cancel the run", false, &[]),
+    ];
+    let r = report(&Read::from_text(&lines.join("\n")), None);
+    let sites: Vec<(&str, usize, usize)> = r
+        .sites
+        .iter()
+        .map(|s| (s.site.as_str(), s.questions, s.answered))
+        .collect();
+    assert_eq!(sites, [("gen1", 1, 0), ("gen2", 2, 1)]);
+    assert_eq!(r.unanswered.len(), 1, "{:#?}", r.unanswered);
+    assert_eq!(
+        r.unanswered[0].sites,
+        [("gen1".to_string(), 1), ("gen2".to_string(), 1)]
+    );
+    let md = r.markdown();
+    assert!(
+        md.contains("## Traffic by site") && md.contains("| gen2 | 2 | 1 (50 %) |"),
+        "{md}"
+    );
+    assert!(md.contains("- Sites asked: gen1 (1), gen2 (1)"), "{md}");
+}

@@ -114,6 +114,73 @@ fn malformed_file_is_reported_with_path_and_line_and_skipped() {
 }
 
 #[test]
+fn sites_are_counted_searched_alone_and_a_glob_that_matches_nothing_fails() {
+    let dir = tmp("sites");
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(docs.join("v1")).unwrap();
+    std::fs::write(
+        docs.join("start.mdx"),
+        "---\ntitle: Start\nplatforms: [web, ios]\n---\n\nInstall the tool.\n",
+    )
+    .unwrap();
+    std::fs::write(docs.join("v1/start.mdx"), "export const meta = { title: 'Old start', platforms: ['web'] };\n\nInstall the old tool.\n").unwrap();
+    let settings = |v2: &str| {
+        format!(
+            "ask:\n  corpus_path: {}\n  docs_base_url: https://x.dev\n  sites:\n    - name: v2\n      paths: [\"{v2}\"]\n      default: true\n    - name: v1\n      paths: [\"v1/**\"]\n    - name: ios\n      meta: {{platforms: ios}}\n",
+            docs.display()
+        )
+    };
+    let cfg = dir.join("cfg.yaml");
+    std::fs::write(&cfg, settings("!v1/**")).unwrap();
+    let out = dir.join("s.idx");
+    let o = run(bin().arg("--config").arg(&cfg).arg("--out").arg(&out));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("sites (pages each): v2 1, v1 1, ios 1; in no site: 0"),
+        "{stdout}"
+    );
+    let idx = ask_index::decode(&std::fs::read(&out).unwrap()).unwrap();
+    // start.mdx is in two sites: v2 by its path, ios by its frontmatter.
+    let sites: Vec<(&str, u32)> = (0..2)
+        .map(|p| (idx.page(p).path, idx.page_sites(p)))
+        .collect();
+    assert_eq!(sites, [("start.mdx", 0b101), ("v1/start.mdx", 0b010)]);
+    let found = crate::search_with(&out, 5, "install\n", &["--site", "v1"]);
+    let hits = found[0]["hits"].as_array().unwrap();
+    assert!(
+        !hits.is_empty() && hits.iter().all(|h| h["id"] == "v1/start.mdx"),
+        "{found:?}"
+    );
+    let line = crate::search(
+        &out,
+        5,
+        "{\"_id\":1,\"text\":\"install\",\"site\":\"ios\"}\n",
+    );
+    assert!(
+        line[0]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["id"] == "start.mdx")
+    );
+
+    std::fs::write(&cfg, settings("v2/**")).unwrap();
+    let o = bin()
+        .arg("--config")
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the glob \"v2/**\" matches no page of the corpus"),
+        "{err}"
+    );
+}
+
+#[test]
 fn notices_disabled_config_and_needs_a_destination() {
     let dir = tmp("config");
     let docs = dir.join("docs");

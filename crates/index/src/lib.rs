@@ -29,6 +29,7 @@ pub mod index;
 pub mod llms;
 pub mod markdown;
 pub mod pages;
+mod score;
 pub mod search;
 pub mod sites;
 pub mod synonyms;

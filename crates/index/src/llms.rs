@@ -72,7 +72,7 @@ pub fn llms_txt(index: &Index, docs_base_url: &str, api_base_url: &str) -> Strin
          - [Feedback]({api}/ask/feedback): POST `{{\"query_id\":…,\"rating\":\"up\"}}` (or `\"down\"`) to rate an answer by its `query_id`; 204\n\
          - [MCP server card]({api}/mcp/server-card): the MCP server's card (name, version, where it answers, the revisions it serves)\n\
          - [OpenAPI]({api}/openapi.json): the OpenAPI 3.1 description of these endpoints\n\
-         - [Sites]({api}/sites): the site this index serves, with its page and section counts and build id\n\
+         - [Sites]({api}/sites): the sites this index serves (name it as `site`), each with its page and section counts, and the build id\n\
          - [Full text]({api}/llms-full.txt): every page as Markdown in one file\n\
          - [Pages as Markdown]({api}/pages/{first}.md): each page at `/pages/` and its path in the docs without `.mdx`, as Markdown\n"
     ));

@@ -1,0 +1,105 @@
+use super::*;
+use crate::build::build;
+use crate::index::{BuildOptions, PageInput, SectionInput, Weights};
+
+#[test]
+fn questions_are_told_from_lookups() {
+    for q in [
+        "how do I retry a flow run",
+        "Why is my worker stuck?",
+        "my deployment never starts",
+        "retry a failed flow run?",
+    ] {
+        assert!(is_question(q), "{q}");
+    }
+    for q in [
+        "retry a failed flow run",
+        "how do I set rate_limit_per_minute",
+        "createMDX options",
+        "",
+    ] {
+        assert!(!is_question(q), "{q}");
+    }
+}
+
+fn page(path: &str, heading: &str, text: &str, boost: Option<f32>, reference: bool) -> PageInput {
+    PageInput {
+        path: path.into(),
+        route: format!("/{path}"),
+        title: heading.into(),
+        sections: vec![SectionInput {
+            heading: heading.into(),
+            text: text.into(),
+            ..SectionInput::default()
+        }],
+        boost,
+        reference,
+        ..PageInput::default()
+    }
+}
+
+fn top(index: &Index, q: &str) -> String {
+    let a = Analyzer::new();
+    let hits = retrieve(index, &a, q, &[], 3);
+    index
+        .page(index.section_page(hits[0].section))
+        .path
+        .to_string()
+}
+
+fn opts() -> BuildOptions {
+    BuildOptions {
+        docs_base_url: String::new(),
+        weights: Weights::DOCS,
+        source: "mdx".into(),
+        corpus_fingerprint: String::new(),
+        built_at_unix: 0,
+        settings: String::new(),
+        sites: Vec::new(),
+    }
+}
+
+#[test]
+fn reference_pages_weigh_less_for_questions_only() {
+    let a = Analyzer::new();
+    let pages = [
+        page("ref.mdx", "retry", "retry a flow run", None, true),
+        page(
+            "guide.mdx",
+            "Retries",
+            "Retry a flow run that failed, step by step.",
+            None,
+            false,
+        ),
+        page(
+            "other.mdx",
+            "Other",
+            "Something else entirely.",
+            None,
+            false,
+        ),
+    ];
+    let idx = build(&pages, &opts(), &a).unwrap();
+    let hits = retrieve(&idx, &a, "retry flow run", &[], 2);
+    // Close enough that 0.7 turns the order round.
+    assert!(hits[1].score > hits[0].score * REFERENCE_WEIGHT, "{hits:?}");
+    assert_eq!(top(&idx, "retry flow run"), "ref.mdx");
+    assert_eq!(top(&idx, "how do I retry a flow run"), "guide.mdx");
+}
+
+#[test]
+fn a_page_boost_multiplies_its_score() {
+    let a = Analyzer::new();
+    let mut pages = vec![
+        page("a.mdx", "Deploy", "deploy the stack", None, false),
+        page("b.mdx", "Deploy", "deploy the stack", None, false),
+    ];
+    let idx = build(&pages, &opts(), &a).unwrap();
+    assert_eq!(top(&idx, "deploy stack"), "a.mdx");
+    pages[1].boost = Some(2.0);
+    let idx = build(&pages, &opts(), &a).unwrap();
+    assert_eq!(top(&idx, "deploy stack"), "b.mdx");
+    pages[0].boost = Some(3.0);
+    let idx = build(&pages, &opts(), &a).unwrap();
+    assert_eq!(top(&idx, "deploy stack"), "a.mdx");
+}
