@@ -111,15 +111,16 @@ impl Sites {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect();
-        // A site's own name wins over the index's (`ask.site`).
+        // A site's own name wins over the index's (`ask.site`); a name
+        // not served is refused whatever comes with it.
         let is_site = |n: &str| self.names.iter().any(|s| s.eq_ignore_ascii_case(n));
-        if names.iter().any(|n| whole(n) && !is_site(n)) {
-            return Ok(Asked::All);
-        }
-        match mask_of(&self.names, names.iter().copied()) {
-            Ok(mask) if mask != 0 => Ok(Asked::Sites(mask)),
-            Ok(_) => Ok(Asked::All),
+        let (whole_names, named): (Vec<&str>, Vec<&str>) =
+            names.iter().copied().partition(|n| whole(n) && !is_site(n));
+        match mask_of(&self.names, named) {
             Err(unknown) => Err(unknown),
+            Ok(_) if !whole_names.is_empty() => Ok(Asked::All),
+            Ok(0) => Ok(Asked::All),
+            Ok(mask) => Ok(Asked::Sites(mask)),
         }
     }
 
@@ -167,6 +168,10 @@ mod tests {
         assert_eq!(s.asked(Some(" "), whole), Ok(Asked::Sites(0b001)));
         assert_eq!(s.asked(Some("gen1, React"), whole), Ok(Asked::Sites(0b110)));
         assert_eq!(s.asked(Some("gen1,all"), whole), Ok(Asked::All));
+        assert_eq!(
+            s.asked(Some("all,gen3"), whole),
+            Err(vec!["gen3".to_string()])
+        );
         assert_eq!(s.asked(Some("docs.example.com"), whole), Ok(Asked::All));
         let named_docs = |n: &str| n == "gen1" || n.eq_ignore_ascii_case("all");
         assert_eq!(s.asked(Some("gen1"), named_docs), Ok(Asked::Sites(0b010)));
