@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use ask_index::sites::{SiteDef, SiteRules};
 use ask_index::{Analyzer, BuildOptions, Weights};
 use nlweb_ask::app::respond;
 use nlweb_ask::config::EMBEDDED_CONFIG;
@@ -21,12 +22,22 @@ fn state() -> State {
 
 /// [`state`] with more variables (later ones win).
 fn state_env(extra: &[(&'static str, &'static str)]) -> State {
+    state_of(extra, &[])
+}
+
+/// [`state`] over the docs divided into `sites` (`ask.sites`).
+fn state_of(extra: &[(&'static str, &'static str)], sites: &[SiteDef]) -> State {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = build_index::read_mdx_files(&repo.join("docs/content/docs"), &|_, _| {
         indicatif::ProgressBar::hidden()
     })
     .expect("the bundled docs");
-    let pages = build_index::corpus::pages(&files).pages;
+    let corpus = build_index::corpus::pages(&files);
+    let mut pages = corpus.pages;
+    let rules = SiteRules::new(sites).unwrap();
+    if !sites.is_empty() {
+        build_index::corpus::assign_sites(&rules, &mut pages, &corpus.meta).unwrap();
+    }
     let opts = BuildOptions {
         docs_base_url: "https://nlweb-ask.example.com/docs".into(),
         weights: Weights::DOCS,
@@ -34,7 +45,7 @@ fn state_env(extra: &[(&'static str, &'static str)]) -> State {
         corpus_fingerprint: "bench".into(),
         built_at_unix: 0,
         settings: String::new(),
-        sites: Vec::new(),
+        sites: rules.names(),
     };
     let index = ask_index::build(&pages, &opts, &Analyzer::new()).unwrap();
     let jwks = std::fs::read_to_string(repo.join("tests/data/auth/jwks.json")).unwrap();
@@ -119,6 +130,24 @@ fn main() {
     let mut crafted = event("http-post-mcp-tools-list.json");
     crafted["headers"]["authorization"] =
         json!("Bearer eyJhbGciOiJSUzI1NiIsImtpZCI6IgcKIn0.e30.c2ln");
+    // The docs as two sites: a question the one named does not answer is
+    // asked of every page too, to name the site that does.
+    let sites = [
+        SiteDef {
+            name: "guides".into(),
+            paths: vec!["!api.mdx".into(), "!configuration.mdx".into()],
+            ..SiteDef::default()
+        },
+        SiteDef {
+            name: "reference".into(),
+            paths: vec!["api.mdx".into(), "configuration.mdx".into()],
+            ..SiteDef::default()
+        },
+    ];
+    let mut elsewhere = event("http-get-json.json");
+    let q = "query=what+leeway+does+jsonwebtoken+allow+when+checking+a+token&mode=summarize&streaming=false&site=guides";
+    elsewhere["rawQueryString"] = json!(q);
+    elsewhere["queryStringParameters"] = json!({"query": "what leeway does jsonwebtoken allow when checking a token", "mode": "summarize", "streaming": "false", "site": "guides"});
     let cases: Vec<(&str, Value)> = vec![
         ("typical: GET /ask, list", event("http-get-json.json")),
         (
@@ -167,6 +196,10 @@ fn main() {
         ),
         ("GET /pages/api.md, the largest page", get("/pages/api.md")),
         ("GET /llms-full.txt, every page", get("/llms-full.txt")),
+        (
+            "/ask of a site that does not answer (summarize; every page asked too)",
+            elsewhere,
+        ),
     ];
     println!(
         "| request | status | tokens | CPU µs | CPU µs a token | × typical | bytes | bytes a token |"
@@ -176,7 +209,12 @@ fn main() {
     for (what, v) in cases {
         let req = nlweb_ask::event::request_from_str(&v.to_string()).unwrap();
         // Tokens: a fresh bucket, one request, what RateLimit says is left.
-        let s = state();
+        let asks_a_site = what.starts_with("/ask of a site");
+        let s = if asks_a_site {
+            state_of(&[], &sites)
+        } else {
+            state()
+        };
         let first = respond(&s, &req);
         let left: u32 = first
             .headers()
@@ -191,6 +229,10 @@ fn main() {
             .unwrap_or(BUCKET);
         let tokens = (BUCKET - left).max(1);
         let bytes = first.body().as_ref().len();
+        if asks_a_site {
+            let body = String::from_utf8_lossy(first.body().as_ref());
+            assert!(body.contains(r#""other_sites":["reference"]"#), "{body}");
+        }
         let runs = 200;
         let start = cpu_ns();
         for _ in 0..runs {

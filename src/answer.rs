@@ -188,13 +188,20 @@ impl Docs<'_> {
     /// The sites outside the ones searched whose pages answer the question
     /// the searched ones do not: the first sections over every page, if
     /// they answer, and their pages' sites.
-    fn elsewhere(&self, question: &str, prev: &[String]) -> Vec<String> {
+    /// The question's vector, when the first search made one, is not made
+    /// again.
+    fn elsewhere(&self, question: &str, prev: &[String], meaning: Option<&[f32]>) -> Vec<String> {
         let Some(mask) = self.scope else {
             return Vec::new();
         };
-        let all = self
-            .retriever
-            .find_in(self.index, question, prev, COVERING_SECTIONS, None);
+        let ask = search::Ask {
+            query: question,
+            prev,
+            k: COVERING_SECTIONS,
+            scope: None,
+            meaning,
+        };
+        let all = self.retriever.find_in(self.index, ask);
         let similarity = all.similarity(self.index, COVERING_SECTIONS);
         let answered = confidence(all.coverage(self.index, 0, COVERING_SECTIONS), similarity);
         if all.hits.is_empty() || !answered.answered {
@@ -221,7 +228,14 @@ pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Fai
     // Paging: the first `offset + top_k` of the ranking, less the first
     // `offset`. A longer ranking starts with the shorter one (same scores,
     // same order, same two-sections-a-page rule), so pages never overlap.
-    let retrieved = retriever.find_in(index, question, prev, req.offset + top_k, docs.scope);
+    let ask = search::Ask {
+        query: question,
+        prev,
+        k: req.offset + top_k,
+        scope: docs.scope,
+        meaning: None,
+    };
+    let retrieved = retriever.find_in(index, ask);
     let similarity = retrieved.similarity(index, COVERING_SECTIONS + req.offset);
     let mut confidence = confidence(
         retrieved.coverage(index, req.offset, COVERING_SECTIONS),
@@ -231,7 +245,10 @@ pub fn find(docs: Docs<'_>, req: &AskRequest, top_k: usize) -> Result<Found, Fai
     // docs have.
     confidence.answered &= retrieved.hits.len() > req.offset;
     if !confidence.answered {
-        confidence.other_sites = docs.elsewhere(question, prev);
+        // The words as searched (typos corrected) and their vector: the
+        // second search corrects and encodes nothing again.
+        let searched = retrieved.corrected.query.as_str();
+        confidence.other_sites = docs.elsewhere(searched, prev, retrieved.meaning.as_deref());
     }
     // The indexed ones, weighted, for snippets and summary sentences.
     let terms = retrieved.indexed_terms();

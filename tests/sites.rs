@@ -421,7 +421,13 @@ fn ndcg(q: &Labelled, pages: &[String]) -> f64 {
 /// page), checking that each is in the site.
 fn pages(index: &Index, retriever: &Retriever, q: &str, site: Option<&str>) -> Vec<String> {
     let scope = site.map(|s| ask_index::sites::mask_of(index.site_names(), [s]).unwrap());
-    let found = retriever.find_in(index, q, &[], 10, scope);
+    let ask = ask_index::search::Ask {
+        query: q,
+        k: 10,
+        scope,
+        ..Default::default()
+    };
+    let found = retriever.find_in(index, ask);
     let mut out: Vec<String> = Vec::new();
     for h in &found.hits {
         let page = index.section_page(h.section);

@@ -107,15 +107,13 @@ fn sites(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 for q in &queries {
-                    black_box(search::find_in(
-                        &index,
-                        &analyzer,
-                        q,
-                        &[],
-                        10,
-                        &rules,
+                    let ask = search::Ask {
+                        query: q,
+                        k: 10,
                         scope,
-                    ));
+                        ..search::Ask::default()
+                    };
+                    black_box(search::find_in(&index, &analyzer, &rules, ask));
                 }
             })
         });

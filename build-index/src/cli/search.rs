@@ -170,15 +170,13 @@ pub(crate) fn search(
             .with_context(|| format!("stdin line {n}"))?;
         let t = Instant::now();
         let (hits, searched) = if let Some(mask) = scope {
-            let found = ask_index::search::find_in(
-                &index,
-                &analyzer,
-                &text,
-                &[],
-                top_k,
-                &rules,
-                Some(mask),
-            );
+            let ask = ask_index::search::Ask {
+                query: &text,
+                k: top_k,
+                scope: Some(mask),
+                ..Default::default()
+            };
+            let found = ask_index::search::find_in(&index, &analyzer, &rules, ask);
             (found.hits, found.corrected)
         } else if no_typos {
             let hits =

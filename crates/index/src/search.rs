@@ -219,21 +219,43 @@ pub fn find(
     k: usize,
     rules: &Rules,
 ) -> Found {
-    find_in(index, analyzer, query, prev, k, rules, None)
+    let ask = Ask {
+        query,
+        prev,
+        k,
+        ..Ask::default()
+    };
+    find_in(index, analyzer, rules, ask)
 }
 
-/// [`find`] among the sections of the sites in `scope` alone: restricted
-/// before ranking, in the words' ranking and the meaning's alike, so a
-/// site's best `k` are its own.
-pub fn find_in(
-    index: &Index,
-    analyzer: &Analyzer,
-    query: &str,
-    prev: &[String],
-    k: usize,
-    rules: &Rules,
-    scope: crate::sites::Scope,
-) -> Found {
+/// A question as [`find_in`] takes it: its words, the earlier questions,
+/// how many sections, among which sites.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ask<'a> {
+    /// The question.
+    pub query: &'a str,
+    /// The earlier questions, oldest first.
+    pub prev: &'a [String],
+    /// Sections wanted.
+    pub k: usize,
+    /// The sites searched (`None`: every page).
+    pub scope: crate::sites::Scope,
+    /// The question's sentence vector, when a search of the same words
+    /// made it already ([`Found::meaning`]): not made again.
+    pub meaning: Option<&'a [f32]>,
+}
+
+/// [`find`] among the sections of the sites in `ask.scope` alone:
+/// restricted before ranking, in the words' ranking and the meaning's
+/// alike, so a site's best `k` are its own.
+pub fn find_in(index: &Index, analyzer: &Analyzer, rules: &Rules, ask: Ask<'_>) -> Found {
+    let Ask {
+        query,
+        prev,
+        k,
+        scope,
+        meaning,
+    } = ask;
     let mut question = analyzer.analyze(query);
     // Nearly every question only has words the docs use: nothing to correct.
     let corrected = if question.iter().all(|t| index.term_id(t).is_some()) {
@@ -267,6 +289,7 @@ pub fn find_in(
         prev,
         k,
         scope,
+        meaning,
     };
     let (hits, meaning) = rank(index, analyzer, question, asked, rules);
     Found {
@@ -294,16 +317,10 @@ impl Retriever {
         find(index, &self.analyzer, query, prev, k, &self.rules)
     }
 
-    /// [`find_in`]: [`Retriever::find`] among the sites of `scope`.
-    pub fn find_in(
-        &self,
-        index: &Index,
-        query: &str,
-        prev: &[String],
-        k: usize,
-        scope: crate::sites::Scope,
-    ) -> Found {
-        find_in(index, &self.analyzer, query, prev, k, &self.rules, scope)
+    /// [`find_in`]: [`Retriever::find`] of a question among the sites it
+    /// names.
+    pub fn find_in(&self, index: &Index, ask: Ask<'_>) -> Found {
+        find_in(index, &self.analyzer, &self.rules, ask)
     }
 }
 
@@ -315,6 +332,7 @@ struct Asked<'a> {
     prev: &'a [String],
     k: usize,
     scope: crate::sites::Scope,
+    meaning: Option<&'a [f32]>,
 }
 
 /// The question's terms (analyzed from `searched`), with the earlier
@@ -332,6 +350,7 @@ fn rank(
         prev,
         k,
         scope,
+        meaning,
     } = asked;
     let mut terms = with_context(analyzer, question, prev);
     rules.synonyms.expand(&mut terms);
@@ -344,7 +363,11 @@ fn rank(
         // The question's meaning, read from the words searched (typos
         // corrected); earlier questions reach the ranking through their
         // terms only.
-        if let Some(v) = h.encoder.encode(searched)
+        let v = match meaning {
+            Some(v) => Some(v.to_vec()),
+            None => h.encoder.encode(searched),
+        };
+        if let Some(v) = v
             && v.len() == index.vectors().dim()
         {
             let hits = fused_in(index, &terms, &v, k, weighing, h.weight);
@@ -528,6 +551,7 @@ pub fn retrieve_weighted(
         prev,
         k,
         scope: None,
+        meaning: None,
     };
     rank(index, analyzer, analyzer.analyze(query), asked, rules).0
 }

@@ -103,3 +103,55 @@ fn a_page_boost_multiplies_its_score() {
     let idx = build(&pages, &opts(), &a).unwrap();
     assert_eq!(top(&idx, "deploy stack"), "a.mdx");
 }
+
+/// Counts the questions it encodes; its vectors fit no index here.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl Encoder for Counting {
+    fn encode(&self, _: &str) -> Option<Vec<f32>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(vec![1.0])
+    }
+}
+
+#[test]
+fn a_site_searches_its_own_pages_and_a_known_meaning_is_not_encoded_again() {
+    let a = Analyzer::new();
+    let mut pages = vec![
+        page("v1/deploy.mdx", "Deploy", "deploy the stack", None, false),
+        page("v2/deploy.mdx", "Deploy", "deploy the stack", None, false),
+    ];
+    (pages[0].sites, pages[1].sites) = (0b01, 0b10);
+    let mut o = opts();
+    o.sites = vec!["v1".into(), "v2".into()];
+    let idx = build(&pages, &o, &a).unwrap();
+    let counting = std::sync::Arc::new(Counting(Default::default()));
+    let rules = Rules {
+        hybrid: Some(Hybrid {
+            encoder: counting.clone(),
+            weight: HYBRID_WEIGHT,
+        }),
+        ..Rules::default()
+    };
+    let ask = |scope, meaning| Ask {
+        query: "deploy stack",
+        k: 5,
+        scope,
+        meaning,
+        ..Ask::default()
+    };
+    let paths = |f: Found| -> Vec<String> {
+        f.hits
+            .iter()
+            .map(|h| idx.page(idx.section_page(h.section)).path.to_string())
+            .collect()
+    };
+    assert_eq!(
+        paths(find_in(&idx, &a, &rules, ask(Some(0b10), None))),
+        ["v2/deploy.mdx"]
+    );
+    assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    let every = find_in(&idx, &a, &rules, ask(None, Some(&[1.0])));
+    assert_eq!(paths(every).len(), 2);
+    assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+}
