@@ -187,9 +187,8 @@ impl Docs<'_> {
 
     /// The sites outside the ones searched whose pages answer the question
     /// the searched ones do not: the first sections over every page, if
-    /// they answer, and their pages' sites.
-    /// The question's vector, when the first search made one, is not made
-    /// again.
+    /// they answer, and their pages' sites. The question's vector, when
+    /// the first search made one, is not made again.
     fn elsewhere(&self, question: &str, prev: &[String], meaning: Option<&[f32]>) -> Vec<String> {
         let Some(mask) = self.scope else {
             return Vec::new();
