@@ -70,7 +70,7 @@ async fn main() -> Result<(), Error> {
             "index loaded"
         );
         // The settings name the sites the index was built with.
-        nlweb_ask::sites::Sites::new(&config, &index).map_err(|e| {
+        nlweb_ask::sites::Sites::check(&config, &index).map_err(|e| {
             tracing::error!("{e}");
             e
         })?;

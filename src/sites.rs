@@ -3,7 +3,7 @@
 //! request's `site` names, and the sites that hold what a scope lacks.
 
 use ask_index::Index;
-use ask_index::sites::{Scope, Segments, mask_of};
+use ask_index::sites::{Scope, Segments};
 
 use crate::config::Config;
 
@@ -53,10 +53,10 @@ impl Asked {
 }
 
 impl Sites {
-    /// The sites of `index` as `config` describes them: the settings must
-    /// name the sites the index was built with, in the same order (the
-    /// environment may not redraw them after the build).
-    pub fn new(config: &Config, index: &Index) -> Result<Sites, String> {
+    /// Whether `config` names the sites `index` was built with, in the
+    /// same order (the environment may not redraw them after the build):
+    /// the cold start's check, before the state is made.
+    pub fn check(config: &Config, index: &Index) -> Result<(), String> {
         let built = index.site_names();
         let named: Vec<&str> = config.sites.iter().map(|s| s.name.as_str()).collect();
         if built.iter().map(String::as_str).ne(named.iter().copied()) {
@@ -66,13 +66,20 @@ impl Sites {
                 named.join(", ")
             ));
         }
+        Ok(())
+    }
+
+    /// The sites of `index` as `config` describes them ([`Sites::check`]
+    /// holds).
+    pub fn new(config: &Config, index: &Index) -> Result<Sites, String> {
+        Self::check(config, index)?;
         let default = config
             .sites
             .iter()
             .position(|s| s.default)
             .map_or(0, |i| 1 << i);
         Ok(Sites {
-            names: built.to_vec(),
+            names: index.site_names().to_vec(),
             descriptions: config.sites.iter().map(|s| s.description.clone()).collect(),
             default,
             counts: index.site_counts(),
@@ -106,21 +113,9 @@ impl Sites {
                 mask => Asked::Sites(mask),
             });
         };
-        let names: Vec<&str> = site
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        // A site's own name wins over the index's (`ask.site`); a name
-        // not served is refused whatever comes with it.
-        let is_site = |n: &str| self.names.iter().any(|s| s.eq_ignore_ascii_case(n));
-        let (whole_names, named): (Vec<&str>, Vec<&str>) =
-            names.iter().copied().partition(|n| whole(n) && !is_site(n));
-        match mask_of(&self.names, named) {
-            Err(unknown) => Err(unknown),
-            Ok(_) if !whole_names.is_empty() => Ok(Asked::All),
-            Ok(0) => Ok(Asked::All),
-            Ok(mask) => Ok(Asked::Sites(mask)),
+        match ask_index::sites::scope_of(&self.names, site, whole)? {
+            Some(mask) => Ok(Asked::Sites(mask)),
+            None => Ok(Asked::All),
         }
     }
 

@@ -129,7 +129,7 @@ impl State {
         };
         let product = ask_index::llms::product(&index);
         // The cold start refuses settings that do not name the index's
-        // sites (`crate::sites::Sites::new`); a test's state reads the
+        // sites (`crate::sites::Sites::check`); a test's state reads the
         // index's own.
         let sites = crate::sites::Sites::new(&config, &index)
             .unwrap_or_else(|_| crate::sites::Sites::of_index(&index));

@@ -19,23 +19,7 @@ fn state(extra: &[(&str, &str)]) -> State {
 
 /// A GET (HTTP API v2) of `path_and_query` from `ip`, with `headers`.
 fn get(state: &State, path_and_query: &str, ip: &str, headers: &[(&str, &str)]) -> Response<Body> {
-    let text = std::fs::read_to_string(repo().join("events/http-get-sites.json")).unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    let (path, query) = path_and_query
-        .split_once('?')
-        .unwrap_or((path_and_query, ""));
-    v["rawPath"] = json!(path);
-    v["requestContext"]["http"]["path"] = json!(path);
-    v["rawQueryString"] = json!(query);
-    // The tests' values are plain ASCII: `+` is the only encoding used.
-    let params: serde_json::Map<String, Value> = query
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.to_string(), json!(v.replace('+', " "))))
-        .collect();
-    if !params.is_empty() {
-        v["queryStringParameters"] = Value::Object(params);
-    }
+    let mut v = test_state::event_at("http-get-sites.json", path_and_query);
     v["requestContext"]["http"]["sourceIp"] = json!(ip);
     for (name, value) in headers {
         v["headers"][*name] = json!(value);

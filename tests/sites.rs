@@ -17,22 +17,7 @@ use nlweb_ask::app::respond;
 use nlweb_ask::state::State;
 use serde_json::{Value, json};
 use support::docs::{model_dir, repo, shared_corpora, with_vectors};
-use support::sites::{DocsSite, index_with_sites, settings_yaml};
-
-const SITES: &[DocsSite] = &[
-    DocsSite {
-        name: "guides",
-        description: "How-to guides",
-        paths: &["!api.mdx", "!configuration.mdx"],
-        default: true,
-    },
-    DocsSite {
-        name: "reference",
-        description: "The API and settings reference",
-        paths: &["api.mdx", "configuration.mdx"],
-        default: false,
-    },
-];
+use support::sites::{GUIDES_AND_REFERENCE as SITES, index_with_sites, settings_yaml};
 
 /// An enabled handler over `index`, with the settings it carries (as the
 /// cold start reads them).
@@ -44,7 +29,7 @@ fn state_of(index: Index) -> State {
         _ => None,
     })
     .unwrap();
-    nlweb_ask::sites::Sites::new(&config, &index).expect("the settings name the index's sites");
+    nlweb_ask::sites::Sites::check(&config, &index).expect("the settings name the index's sites");
     State::with_clock(config, index, Box::new(|| 0.0)).with_analytics_in_memory()
 }
 
@@ -53,31 +38,14 @@ fn docs_state() -> State {
     state_of(index_with_sites("routes", &corpus, &settings_yaml(SITES)))
 }
 
-/// A saved event with its path, query and body replaced.
+/// A saved event sent to `path_and_query`, with `body` if given.
 fn request(
     state: &State,
     event: &str,
     path_and_query: &str,
     body: Option<&Value>,
 ) -> Response<Body> {
-    let text = std::fs::read_to_string(repo().join("events").join(event)).unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    let (path, query) = path_and_query
-        .split_once('?')
-        .unwrap_or((path_and_query, ""));
-    v["rawPath"] = json!(path);
-    v["requestContext"]["http"]["path"] = json!(path);
-    v["rawQueryString"] = json!(query);
-    let params: serde_json::Map<String, Value> = query
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.to_string(), json!(v.replace('+', " "))))
-        .collect();
-    v["queryStringParameters"] = if params.is_empty() {
-        Value::Null
-    } else {
-        Value::Object(params)
-    };
+    let mut v = test_state::event_at(event, path_and_query);
     if let Some(b) = body {
         v["body"] = json!(b.to_string());
         v["isBase64Encoded"] = json!(false);
@@ -116,10 +84,7 @@ fn sites_config_openapi_and_mcp_name_each_site() {
     assert_eq!(d["sites"], json!(["guides", "reference"]));
     assert_eq!(d["details"][0]["default"], true);
     assert!(d["details"][1].get("default").is_none(), "{d}");
-    assert_eq!(
-        d["details"][1]["description"],
-        "The API and settings reference"
-    );
+    assert_eq!(d["details"][1]["description"], SITES[1].description);
     let pages = |i: usize| d["details"][i]["pages"].as_u64().unwrap();
     assert_eq!(pages(1), 2);
     assert_eq!(pages(0) + pages(1), s.index.meta.pages as u64, "{d}");
@@ -155,7 +120,7 @@ fn sites_config_openapi_and_mcp_name_each_site() {
             site["description"]
                 .as_str()
                 .unwrap()
-                .contains("reference (The API and settings reference)")
+                .contains(&format!("reference ({})", SITES[1].description))
         );
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::support::docs;
 use crate::support::http::{free_port, wait_for_port};
-use crate::support::sites::{DocsSite, docs_index_with_sites};
+use crate::support::sites::{GUIDES_AND_REFERENCE as SITES, docs_index_with_sites};
 use crate::{Proc, ask, emulator, get, run_with, serve_docs_logging};
 
 /// The `<nlweb-ask>` widget in Debian's headless Chromium, driven over the
@@ -52,23 +52,6 @@ fn the_widget_answers_fails_and_waits_in_headless_chromium() {
         "the rating names a question asked: {lines:?}"
     );
 }
-
-/// The bundled docs as two sites: the reference pages, and the guides (the
-/// rest, and the default).
-const SITES: &[DocsSite] = &[
-    DocsSite {
-        name: "guides",
-        description: "How-to guides: deploying, the widget, operations",
-        paths: &["!api.mdx", "!configuration.mdx"],
-        default: true,
-    },
-    DocsSite {
-        name: "reference",
-        description: "The API and every setting",
-        paths: &["api.mdx", "configuration.mdx"],
-        default: false,
-    },
-];
 
 /// The widget over an index divided into sites ([`SITES`]), in headless
 /// Chromium (tests/clients/widget_browser.mjs `sites`): `/sites` lists

@@ -20,6 +20,23 @@ pub struct DocsSite {
     pub default: bool,
 }
 
+/// The bundled docs as two sites: the reference pages, and the guides (the
+/// rest, and the default).
+pub const GUIDES_AND_REFERENCE: &[DocsSite] = &[
+    DocsSite {
+        name: "guides",
+        description: "How-to guides: deploying, the widget, operations",
+        paths: &["!api.mdx", "!configuration.mdx"],
+        default: true,
+    },
+    DocsSite {
+        name: "reference",
+        description: "The API and every setting",
+        paths: &["api.mdx", "configuration.mdx"],
+        default: false,
+    },
+];
+
 /// The settings file of `sites`: the bundled docs under the base URL of
 /// their single-site index.
 pub fn settings_yaml(sites: &[DocsSite]) -> String {

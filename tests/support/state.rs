@@ -58,3 +58,32 @@ pub const SAVED_RATED_ID: &str = "6b14e396.3e4e3b1a47a64bac.f5e0132294e671a53451
 pub fn rateable(state: &State, text: &str) -> String {
     text.replace(SAVED_RATED_ID, &state.new_query_id())
 }
+
+/// The saved event `events/<name>` (HTTP API v2) sent to `path_and_query`
+/// instead: its path, raw query and decoded parameters (the tests' values
+/// are plain ASCII, `+` the one encoding used).
+pub fn event_at(name: &str, path_and_query: &str) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("events")
+        .join(name);
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    v["rawPath"] = json!(path);
+    v["requestContext"]["http"]["path"] = json!(path);
+    v["rawQueryString"] = json!(query);
+    let params: serde_json::Map<String, Value> = query
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.to_string(), json!(v.replace('+', " "))))
+        .collect();
+    if let Some(event) = v.as_object_mut() {
+        event.remove("queryStringParameters");
+        if !params.is_empty() {
+            event.insert("queryStringParameters".into(), Value::Object(params));
+        }
+    }
+    v
+}

@@ -88,26 +88,21 @@ fn json_str(out: &mut Vec<u8>, s: &str) -> Result<()> {
     Ok(())
 }
 
-/// The sites `site` names in `index` (`None`: every page).
+/// The sites `site` names in `index` (`None`: every page), as the Lambda
+/// reads a request's `site`.
 fn scope_of(index: &Index, site: Option<&str>) -> Result<ask_index::sites::Scope> {
-    let names: Vec<&str> = site
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case("all")) {
+    let Some(site) = site else {
         return Ok(None);
-    }
-    ask_index::sites::mask_of(index.site_names(), names.iter().copied())
-        .map(Some)
-        .map_err(|unknown| {
+    };
+    ask_index::sites::scope_of(index.site_names(), site, |n| n.eq_ignore_ascii_case("all")).map_err(
+        |unknown| {
             anyhow::anyhow!(
                 "the index has no site {}; its sites: {}",
                 unknown.join(", "),
                 index.site_names().join(", ")
             )
-        })
+        },
+    )
 }
 
 /// `build-index search`: answers each stdin line with one JSON line on

@@ -307,21 +307,11 @@ pub(super) fn js_string_property(src: &str, key: &str) -> Option<String> {
         if !matches!(q, '"' | '\'' | '`') {
             continue;
         }
-        let mut out = String::new();
-        let mut escaped = false;
-        for c in rest[1..].chars() {
-            if escaped {
-                out.push(c);
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                return Some(out.trim().to_string()).filter(|s| !s.is_empty());
-            } else {
-                out.push(c);
-            }
-        }
-        return None;
+        let mut string = Scanner {
+            s: rest.as_bytes(),
+            at: 0,
+        };
+        return string.quoted().filter(|s| !s.is_empty());
     }
     None
 }

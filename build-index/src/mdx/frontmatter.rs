@@ -1,43 +1,17 @@
 //! The page's frontmatter: `title`, `description`, Mintlify's `openapi`,
-//! `search.boost`.
+//! `search.boost`, and every key's text (what `ask.sites` matches).
 
 use super::types::MdxFile;
 
-/// The frontmatter members read; others are ignored.
-#[derive(serde::Deserialize, Default)]
-pub(super) struct Frontmatter {
-    #[serde(default)]
-    title: Option<YamlText>,
-    #[serde(default, rename = "sidebarTitle")]
-    sidebar_title: Option<YamlText>,
-    #[serde(default)]
-    description: Option<YamlText>,
-    #[serde(default)]
-    openapi: Option<YamlText>,
-    #[serde(default)]
-    search: Option<SearchFrontmatter>,
-    #[serde(default)]
-    boost: Option<YamlText>,
-}
-
-/// Frontmatter `search:` — `boost` weighs the page's sections (1 = as is).
+/// A frontmatter value: a list of scalars, a mapping of them
+/// (`search: {boost: …}`), or a scalar (anything else reads as a scalar
+/// that is not text).
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
-pub(super) enum SearchFrontmatter {
-    Map {
-        #[serde(default)]
-        boost: Option<YamlText>,
-    },
-    Other(serde::de::IgnoredAny),
-}
-
-/// A frontmatter value as `ask.sites` matches it: a scalar or a list of
-/// them.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-pub(super) enum MetaValue {
-    // A list first: a scalar's `Other` would take it whole.
+pub(super) enum Value {
+    // Lists and mappings first: a scalar's `Other` would take them whole.
     Many(Vec<YamlText>),
+    Map(std::collections::BTreeMap<String, YamlText>),
     One(YamlText),
 }
 
@@ -45,12 +19,12 @@ pub(super) enum MetaValue {
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 pub(super) enum FrontmatterDoc {
-    Map(Frontmatter),
+    Map(std::collections::BTreeMap<String, Value>),
     Other(serde::de::IgnoredAny),
 }
 
 /// A scalar read as text; lists and mappings are not text.
-#[derive(serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 #[serde(untagged)]
 pub(super) enum YamlText {
     Bool(bool),
@@ -84,28 +58,19 @@ pub(super) fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (us
     let FrontmatterDoc::Map(fm) = doc else {
         return Ok(());
     };
-    // Read again as a whole: every key's text, for the sites.
-    if let Ok(all) = serde_saphyr::from_str::<std::collections::BTreeMap<String, MetaValue>>(yaml) {
-        for (key, value) in all {
-            let values: Vec<String> = match value {
-                MetaValue::One(v) => v.text().into_iter().collect(),
-                MetaValue::Many(list) => list.into_iter().filter_map(YamlText::text).collect(),
-            };
-            if !values.is_empty() {
-                file.meta.insert(key, values);
-            }
-        }
-    }
-    file.title = fm
-        .title
+    let one = |key: &str| match fm.get(key) {
+        Some(Value::One(v)) => Some(v.clone()),
+        _ => None,
+    };
+    file.title = one("title")
         .and_then(YamlText::text)
-        .or_else(|| fm.sidebar_title.and_then(YamlText::text));
-    file.description = fm.description.and_then(YamlText::text);
-    file.extra = fm.openapi.and_then(YamlText::text);
+        .or_else(|| one("sidebarTitle").and_then(YamlText::text));
+    file.description = one("description").and_then(YamlText::text);
+    file.extra = one("openapi").and_then(YamlText::text);
     // A weight that is not a number ≥ 0 is ignored (the page weighs 1).
     // Mintlify's `boost:`, or `search: {boost: …}`.
-    let boost = fm.boost.or(match fm.search {
-        Some(SearchFrontmatter::Map { boost }) => boost,
+    let boost = one("boost").or_else(|| match fm.get("search") {
+        Some(Value::Map(search)) => search.get("boost").cloned(),
         _ => None,
     });
     file.boost = match boost {
@@ -114,5 +79,16 @@ pub(super) fn read_frontmatter(yaml: &str, file: &mut MdxFile) -> Result<(), (us
         _ => None,
     }
     .filter(|b| b.is_finite() && *b >= 0.0);
+    // Every key's text, for the sites (`ask.sites`' `meta`).
+    for (key, value) in fm {
+        let values: Vec<String> = match value {
+            Value::One(v) => v.text().into_iter().collect(),
+            Value::Many(list) => list.into_iter().filter_map(YamlText::text).collect(),
+            Value::Map(_) => Vec::new(),
+        };
+        if !values.is_empty() {
+            file.meta.insert(key, values);
+        }
+    }
     Ok(())
 }

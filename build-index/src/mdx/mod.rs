@@ -485,6 +485,41 @@ mod tests {
     }
 
     #[test]
+    fn metadata_values_for_the_sites() {
+        let meta = |pairs: &[(&str, &[&str])]| -> std::collections::BTreeMap<String, Vec<String>> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.iter().map(|x| x.to_string()).collect()))
+                .collect()
+        };
+        let f =
+            parse("---\ntitle: A\nplatforms: [web, ios]\nversion: 2\nsearch: {boost: 2}\n---\n")
+                .unwrap();
+        assert_eq!(
+            f.meta,
+            meta(&[
+                ("platforms", &["web", "ios"]),
+                ("title", &["A"]),
+                ("version", &["2"])
+            ])
+        );
+        assert_eq!(f.boost, Some(2.0));
+        let f = parse(
+            "export const meta = {\n  title: 'Hub', platforms: [\"swift\", 'android'],\n  route: getRoute(['x', 'y']),\n  nested: { version: 'v1' },\n  beta: true\n};\n",
+        )
+        .unwrap();
+        assert_eq!(
+            f.meta,
+            meta(&[
+                ("beta", &["true"]),
+                ("platforms", &["swift", "android"]),
+                ("title", &["Hub"])
+            ])
+        );
+        assert_eq!(f.title.as_deref(), Some("Hub"));
+    }
+
+    #[test]
     fn imports_and_exports() {
         let f = parse(
             "import { TF } from \"/snippets/terraform.mdx\"\nimport Other, { A as B } from './o.mdx';\nimport x from 'react';\n\nexport const TF2 = ({ name }) => (\n<p>You can manage {name} with Terraform.</p>\n);\n\n<TF name=\"x\" />\n",

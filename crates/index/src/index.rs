@@ -347,6 +347,10 @@ impl Index {
     /// Each site's page and section counts, in bit order.
     pub fn site_counts(&self) -> Vec<(u32, u32)> {
         let n = self.site_names().len();
+        if n == 0 {
+            // No sites: nothing to count, and no per-section bits to make.
+            return Vec::new();
+        }
         let mut counts = vec![(0u32, 0u32); n];
         for p in 0..self.page_count() as u32 {
             let bits = self.page_sites(p);

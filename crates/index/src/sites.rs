@@ -217,6 +217,29 @@ pub fn mask_of<'a>(
     }
 }
 
+/// The scope a request's `site` names among the sites `names`: one name
+/// or several, comma-separated (the pages of any of them). A name for which
+/// `whole` holds (`all`, the index's own name), unless a site has it,
+/// means every page (`None`), as does a list of no name; a name not served
+/// is refused, whatever comes with it (the names not served).
+pub fn scope_of(
+    names: &[String],
+    site: &str,
+    whole: impl Fn(&str) -> bool,
+) -> Result<Scope, Vec<String>> {
+    let is_site = |n: &str| names.iter().any(|s| s.eq_ignore_ascii_case(n));
+    let (whole_names, named): (Vec<&str>, Vec<&str>) = site
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .partition(|n| whole(n) && !is_site(n));
+    match mask_of(names, named)? {
+        _ if !whole_names.is_empty() => Ok(None),
+        0 => Ok(None),
+        mask => Ok(Some(mask)),
+    }
+}
+
 /// The values of dynamic route segments (`[platform]`): each site's own
 /// (`ask.sites[].segments`), and the defaults (`ask.segments`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -354,6 +377,10 @@ mod tests {
         let sites = vec!["gen1".to_string(), "gen2".into(), "react".into()];
         assert_eq!(mask_of(&sites, ["gen2", "React"]), Ok(0b110));
         assert_eq!(mask_of(&sites, ["gen3", "gen1"]), Err(vec!["gen3".into()]));
+        let all = |n: &str| n.eq_ignore_ascii_case("all");
+        assert_eq!(scope_of(&sites, " gen1 ,react", all), Ok(Some(0b101)));
+        assert_eq!(scope_of(&sites, "gen1,ALL", all), Ok(None));
+        assert_eq!(scope_of(&sites, "all,gen3", all), Err(vec!["gen3".into()]));
     }
 
     #[test]
