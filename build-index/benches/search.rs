@@ -4,7 +4,7 @@
 //! the whole query set; criterion reports time per set. Then what a site
 //! costs: aws-amplify divided as `examples/sites/aws-amplify.yaml` divides
 //! it, the same queries asked of every page, of Gen 2 (351 of 971 pages)
-//! and of React (297), in the same run (`search::find_in`).
+//! and of React (299), in the same run (`search::find_in`).
 
 mod common;
 

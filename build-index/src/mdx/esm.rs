@@ -198,9 +198,23 @@ impl Scanner<'_> {
         hit
     }
 
+    /// Past white space and comments (`// …`, `/* … */`).
     fn skip_space(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
-            self.at += 1;
+        loop {
+            while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+                self.at += 1;
+            }
+            let rest = &self.s[self.at..];
+            let end = if rest.starts_with(b"//") {
+                rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())
+            } else if rest.starts_with(b"/*") {
+                rest.windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(rest.len(), |p| p + 2)
+            } else {
+                return;
+            };
+            self.at += end;
         }
     }
 

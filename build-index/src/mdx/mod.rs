@@ -505,7 +505,7 @@ mod tests {
         );
         assert_eq!(f.boost, Some(2.0));
         let f = parse(
-            "export const meta = {\n  title: 'Hub', platforms: [\"swift\", 'android'],\n  route: getRoute(['x', 'y']),\n  nested: { version: 'v1' },\n  beta: true\n};\n",
+            "export const meta = {\n  // the platforms\n  title: 'Hub', /* shown */ platforms: [\"swift\", 'android'],\n  route: getRoute(['x', 'y']),\n  nested: { version: 'v1' },\n  beta: true\n};\n",
         )
         .unwrap();
         assert_eq!(
